@@ -1,0 +1,81 @@
+"""Provenance: which code, packages and machine produced a result.
+
+Every executed chapter and every training run records this dictionary, so each
+number in the book can be traced to a commit, a hash of the ``replicate/`` source,
+package versions and a device.
+"""
+from __future__ import annotations
+
+import hashlib
+import platform
+import subprocess
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+PACKAGES = ("torch", "torchvision", "numpy", "scipy", "pandas", "matplotlib", "seaborn",
+            "scikit-learn", "papermill", "jupytext", "jupyter-book")
+
+
+def package_hash() -> str:
+    """SHA-256 (first 16 hex digits) over every ``*.py`` file of the ``replicate`` package.
+
+    Files are visited in sorted order and their relative paths are hashed with their
+    bytes, so the hash changes exactly when the package's source changes.
+    """
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def git_commit(cwd: str | Path | None = None) -> str:
+    """The current git commit (with ``-dirty`` when the work tree differs), or ``unknown``."""
+    cwd = cwd or Path(__file__).resolve().parent
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True,
+                             text=True, check=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return sha + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def versions(packages=PACKAGES) -> dict[str, str]:
+    """Installed versions of the packages that shape the results (missing ones omitted)."""
+    out = {"python": platform.python_version()}
+    for name in packages:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def device_description(device: str | None = None) -> str:
+    """A human-readable name of the compute device (``cpu (N threads)`` or the CUDA device name)."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a hard dependency
+        return "cpu"
+    dev = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if str(dev).startswith("cuda") and torch.cuda.is_available():
+        return f"{dev} ({torch.cuda.get_device_name(torch.device(dev))})"
+    return f"cpu ({torch.get_num_threads()} threads, {platform.machine()})"
+
+
+def collect(device: str | None = None) -> dict:
+    """Everything above in one JSON-serialisable dictionary, with a UTC timestamp."""
+    return {
+        "commit": git_commit(),
+        "package_hash": package_hash(),
+        "versions": versions(),
+        "device": device_description(device),
+        "platform": platform.platform(),
+        "python_executable": sys.executable,
+        "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }

@@ -1,0 +1,40 @@
+"""Theory: every proposition of the five papers as an executable function.
+
+Submodules, one per paper:
+
+- :mod:`replicate.theory.focal` -- Mukhoti et al. 2020 (gradient factor, Lambert-W gamma,
+  focal risk minimiser, the KL bound, the linear-model experiment of Appendix G).
+- :mod:`replicate.theory.adafocal` -- Ghosh et al. 2022 (CalFocal loss shape, gamma dynamics).
+- :mod:`replicate.theory.dual_focal` -- Tao et al. 2023 (phi, eta-under-confidence region).
+- :mod:`replicate.theory.fcl` -- Liang et al. (focal calibration loss risk, post-processing gap).
+- :mod:`replicate.theory.fts` -- Komisarenko & Kull 2024 (focal calibration map, temperature bounds).
+
+The public names below are re-exported lazily from those submodules.
+"""
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "focal_gradient_factor": "focal",
+    "lambert_w_gamma": "focal",
+    "focal_risk_minimizer": "focal",
+    "focal_calibration_map": "fts",
+    "temperature_bounds": "fts",
+    "dual_focal_phi": "dual_focal",
+    "under_confidence_threshold": "dual_focal",
+    "fcl_risk_minimizer": "fcl",
+}
+_SUBMODULES = ("focal", "adafocal", "dual_focal", "fcl", "fts")
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'replicate.theory' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_EXPORTS) + list(_SUBMODULES))
