@@ -1,0 +1,87 @@
+"""The ``replicate`` command line.
+
+``replicate run NOTEBOOK [-p NAME VALUE]... [--profile P] [--output PATH]``
+    execute one chapter with papermill parameters;
+``replicate book [--profile P] [--force]``
+    execute every chapter of ``_toc.yml`` and build the HTML book;
+``replicate train ...`` / ``replicate runs ls`` / ``replicate runs show ID``
+    train one configuration through the run store, list and inspect runs.
+
+``--data-dir DIR`` (any subcommand) sets the data directory for this invocation,
+overriding ``$REPLICATE_DATA``.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from . import config, runner
+
+
+def _cmd_run(args) -> int:
+    source = runner.resolve_notebook(args.notebook)
+    params = dict(args.param or [])
+    if args.output:
+        output = Path(args.output)
+    else:
+        tag = hashlib.sha256(json.dumps([args.profile, sorted(params.items())]).encode()).hexdigest()[:8]
+        suffix = f"-{args.profile}" if args.profile else ""
+        output = config.repo_root() / "_build" / "executed" / f"{source.stem}{suffix}-{tag}.ipynb"
+    path = runner.execute(source, output, parameters=params, profile=args.profile, force=True)
+    print(f"executed notebook: {path}")
+    return 0
+
+
+def _cmd_book(args) -> int:
+    index = runner.build(profile=args.profile, workdir=Path(args.workdir) if args.workdir else None,
+                         force=args.force)
+    print(f"\nThe book is ready: open {index}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", metavar="DIR",
+                        help=f"data directory (default: ${config.DATA_ENV} or data/ at the repository root)")
+    parser = argparse.ArgumentParser(prog="replicate", parents=[common],
+                                     description="Executable replication of five focal-loss calibration papers.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", parents=[common], help="execute one chapter with papermill parameters")
+    p.add_argument("notebook", help="chapter: notebooks/NAME.md, NAME.md or NAME")
+    p.add_argument("-p", "--param", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                   help="set a parameter of the chapter's parameters cell (repeatable); VALUE is a Python literal or a string")
+    p.add_argument("--profile", help="profile: smoke, cpu, gpu or paper")
+    p.add_argument("--output", help="where to write the executed notebook (default: _build/executed/)")
+    p.set_defaults(func=_cmd_run)
+
+    b = sub.add_parser("book", parents=[common], help="execute every chapter and build the HTML book")
+    b.add_argument("--profile", help="profile for every chapter (default: each chapter's own, cpu)")
+    b.add_argument("--force", action="store_true", help="re-execute chapters even if their inputs are unchanged")
+    b.add_argument("--workdir", help="build in this directory instead of the checkout (used by the smoke test)")
+    b.set_defaults(func=_cmd_book)
+
+    from . import cli_runs
+
+    cli_runs.add_subcommands(sub, parents=[common])
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "data_dir", None):
+        os.environ[config.DATA_ENV] = str(Path(args.data_dir).expanduser().resolve())
+    try:
+        return args.func(args)
+    except (ValueError, FileNotFoundError, runner.ChapterError) as err:
+        print(f"replicate: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

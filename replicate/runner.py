@@ -1,0 +1,312 @@
+"""Execute chapters with papermill and build the book.
+
+A chapter's source is a MyST-markdown notebook ``notebooks/NAME.md``; the book reads
+its executed copy ``book/chapters/NAME.ipynb`` (listed in ``_toc.yml``). Execution:
+
+1. read the ``.md`` with jupytext (papermill cannot read MyST) into a NotebookNode;
+2. validate the requested parameters against the chapter's ``parameters`` cell
+   (names, types) and the profile against :mod:`replicate.profiles`, *before* any
+   kernel starts;
+3. execute with papermill, kernel ``python3``, working directory the repository root;
+4. tag the injected-parameters cell ``hide-cell``, record provenance in
+   ``metadata.replicate`` (commit, package hash, parameters, profile, device,
+   versions, wall time, input hash) and write the notebook atomically.
+
+A chapter whose input hash (source, package source, parameters) matches the executed
+copy is skipped. The book is then built by ``jupyter-book build`` with execution off
+and warnings as errors.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import config, provenance
+
+CHAPTER_DIR = Path("book") / "chapters"
+SOURCE_DIR = Path("notebooks")
+KERNEL = "python3"
+BOOK_DIR_ENV = "REPLICATE_BOOK_DIR"
+
+
+class ChapterError(RuntimeError):
+    """A chapter failed to execute; the message names the chapter, cell and error."""
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One executable chapter: its name, MyST source and executed target."""
+
+    name: str
+    source: Path
+    target: Path
+
+
+# --------------------------------------------------------------------------- TOC
+def _toc_files(node) -> list[str]:
+    out: list[str] = []
+    if isinstance(node, dict):
+        for key in ("root", "file"):
+            if key in node and isinstance(node[key], str):
+                out.append(node[key])
+        for key in ("parts", "chapters", "sections"):
+            for child in node.get(key, []) or []:
+                out.extend(_toc_files(child))
+    elif isinstance(node, list):
+        for child in node:
+            out.extend(_toc_files(child))
+    return out
+
+
+def toc_chapters(root: Path | None = None) -> list[Chapter]:
+    """The executable chapters listed in ``_toc.yml``, in book order."""
+    import yaml
+
+    root = Path(root or config.repo_root())
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    chapters = []
+    for entry in _toc_files(toc):
+        path = Path(entry).with_suffix("")
+        if path.parent != CHAPTER_DIR:
+            continue
+        source = root / SOURCE_DIR / f"{path.name}.md"
+        if not source.exists():
+            raise FileNotFoundError(f"_toc.yml lists {entry!r} but its source {source} does not exist")
+        chapters.append(Chapter(path.name, source, root / CHAPTER_DIR / f"{path.name}.ipynb"))
+    return chapters
+
+
+def resolve_notebook(notebook: str | Path, root: Path | None = None) -> Path:
+    """Accept ``notebooks/NAME.md``, ``NAME.md`` or ``NAME`` and return the source path."""
+    root = Path(root or config.repo_root())
+    p = Path(notebook)
+    for cand in (p, root / p, root / SOURCE_DIR / p, root / SOURCE_DIR / f"{p.name}.md",
+                 root / SOURCE_DIR / f"{p.stem}.md"):
+        if cand.is_file():
+            return cand.resolve()
+    names = sorted(q.stem for q in (root / SOURCE_DIR).glob("*.md"))
+    raise FileNotFoundError(f"notebook {str(notebook)!r} not found; chapters: {', '.join(names)}")
+
+
+# -------------------------------------------------------------------- parameters
+def read_notebook(source: Path):
+    """Read a MyST-markdown chapter into a NotebookNode with kernel ``python3``."""
+    import jupytext
+
+    nb = jupytext.read(source)
+    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python 3", "language": "python"}
+    return nb
+
+
+def default_parameters(nb) -> dict:
+    """Names and default values of the chapter's ``parameters`` cell (literal assignments)."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
+            params = {}
+            for stmt in ast.parse(cell.source).body:
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    for t in targets:
+                        if isinstance(t, ast.Name):
+                            try:
+                                params[t.id] = ast.literal_eval(stmt.value)
+                            except ValueError:
+                                params[t.id] = None
+            return params
+    return {}
+
+
+def parse_value(text: str):
+    """Parse a CLI value: a Python literal when it is one (``3``, ``0.5``, ``[1, 2]``, ``True``), else a string."""
+    if not isinstance(text, str):
+        return text
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _type_ok(value, default) -> bool:
+    if default is None or value is None:
+        return True
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if isinstance(default, int):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if isinstance(default, (list, tuple)):
+        return isinstance(value, (list, tuple))
+    return isinstance(value, type(default))
+
+
+def validate_parameters(name: str, defaults: dict, given: dict, profile: str | None) -> dict:
+    """Check names, types and the profile before anything executes; return the merged overrides."""
+    from . import profiles
+
+    allowed_profiles = list(profiles.PROFILES)
+    merged = dict(given)
+    if profile is not None:
+        merged["profile"] = profile
+    for key, value in merged.items():
+        if key not in defaults:
+            allowed = ", ".join(f"{k} ({type(v).__name__})" for k, v in defaults.items()) or "none"
+            raise ValueError(f"chapter {name!r} has no parameter {key!r}; allowed parameters: {allowed}")
+        if not _type_ok(value, defaults[key]):
+            raise ValueError(f"chapter {name!r}: parameter {key!r} expects {type(defaults[key]).__name__} "
+                             f"(default {defaults[key]!r}), got {value!r} ({type(value).__name__})")
+    if "profile" in merged and merged["profile"] not in allowed_profiles:
+        raise ValueError(f"unknown profile {merged['profile']!r}; allowed profiles: {', '.join(allowed_profiles)}")
+    return merged
+
+
+# --------------------------------------------------------------------- execution
+def input_hash(source: Path, parameters: dict) -> str:
+    """Hash of everything a chapter's output depends on: its source, the package source, parameters."""
+    h = hashlib.sha256()
+    h.update(source.read_bytes())
+    h.update(provenance.package_hash().encode())
+    h.update(json.dumps(parameters, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:16]
+
+
+def _always_execute(nb) -> bool:
+    return bool(nb.metadata.get("replicate", {}).get("always_execute", False))
+
+
+def is_up_to_date(target: Path, digest: str) -> bool:
+    """True when ``target`` exists and was produced from inputs with hash ``digest``."""
+    if not target.exists():
+        return False
+    try:
+        meta = json.loads(target.read_text()).get("metadata", {}).get("replicate", {})
+    except (OSError, json.JSONDecodeError):
+        return False
+    return meta.get("input_hash") == digest
+
+
+def _atomic_write_notebook(nb, target: Path) -> None:
+    import nbformat
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            nbformat.write(nb, fh)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def execute(source: Path, target: Path, parameters: dict | None = None, profile: str | None = None,
+            force: bool = False, log=print) -> Path:
+    """Execute one chapter into ``target``; return the path. Skips when inputs are unchanged."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    source, target = Path(source), Path(target)
+    name = source.stem
+    nb = read_notebook(source)
+    defaults = default_parameters(nb)
+    overrides = validate_parameters(name, defaults, {k: parse_value(v) for k, v in (parameters or {}).items()},
+                                    profile)
+    effective = {**defaults, **overrides}
+    digest = input_hash(source, effective)
+    if not force and not _always_execute(nb) and is_up_to_date(target, digest):
+        log(f"[replicate] {name}: unchanged, skipped ({target})")
+        return target
+    log(f"[replicate] {name}: executing with {json.dumps(overrides, default=str)}")
+    root = config.repo_root()
+    start = time.perf_counter()
+    try:
+        out = papermill.execute_notebook(nb, None, parameters=overrides, kernel_name=KERNEL,
+                                         progress_bar=False, log_output=False, cwd=str(root))
+    except PapermillExecutionError as err:
+        raise ChapterError(f"chapter {name!r} failed in cell {err.exec_count}: {err.ename}: {err.evalue}") from None
+    wall = time.perf_counter() - start
+    for cell in out.cells:
+        tags = cell.metadata.get("tags", [])
+        if "injected-parameters" in tags and "hide-cell" not in tags:
+            cell.metadata["tags"] = [*tags, "hide-cell"]
+    meta = dict(out.metadata.get("replicate", {}))
+    meta.update(provenance.collect(effective.get("device") if effective.get("device") not in (None, "auto") else None))
+    meta.update({"chapter": name, "source": str(source.relative_to(root)) if source.is_relative_to(root) else str(source),
+                 "parameters": effective, "profile": effective.get("profile"), "input_hash": digest,
+                 "wall_time_s": round(wall, 2)})
+    out.metadata["replicate"] = meta
+    _atomic_write_notebook(out, target)
+    log(f"[replicate] {name}: done in {wall:.1f} s -> {target}")
+    return target
+
+
+# --------------------------------------------------------------------------- book
+def _copy_book_sources(root: Path, workdir: Path) -> None:
+    workdir.mkdir(parents=True, exist_ok=True)
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy2(root / name, workdir / name)
+    shutil.copytree(root / "book", workdir / "book", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("chapters"))
+
+
+def build(profile: str | None = None, workdir: Path | None = None, force: bool = False,
+          strict: bool = True, log=print) -> Path:
+    """Execute every chapter of ``_toc.yml`` and build the HTML book; return ``index.html``.
+
+    With ``workdir`` the book sources are copied there and the executed chapters and the
+    build go there too (used by the smoke test, so the checkout is left untouched).
+    """
+    root = config.repo_root()
+    chapters = toc_chapters(root)
+    if profile is not None:
+        validate_parameters("book", {"profile": ""}, {}, profile)
+    base = root
+    if workdir is not None:
+        base = Path(workdir).resolve()
+        _copy_book_sources(root, base)
+    os.environ[BOOK_DIR_ENV] = str(base)  # the reproducibility page reads the executed chapters here
+    for ch in chapters:
+        execute(ch.source, base / CHAPTER_DIR / f"{ch.name}.ipynb", profile=profile, force=force, log=log)
+    return build_html(base, strict=strict, log=log)
+
+
+def build_html(base: Path, strict: bool = True, log=print) -> Path:
+    """Run ``jupyter-book build`` on ``base`` with execution off (and ``-W`` when strict)."""
+    cmd = [sys.executable, "-m", "jupyter_book", "build", str(base), "--builder", "html"]
+    if strict:
+        cmd += ["-W", "-n", "--keep-going"]
+    log(f"[replicate] building the book: {' '.join(cmd[2:])}")
+    proc = subprocess.run(cmd, cwd=base, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-60:])
+        raise ChapterError(f"jupyter-book build failed (exit {proc.returncode}):\n{tail}")
+    index = base / "_build" / "html" / "index.html"
+    log(f"[replicate] book built: {index}")
+    return index
+
+
+def provenance_table(root: Path | None = None):
+    """One row per executed chapter: profile, device, wall time, commit, package hash, executed at."""
+    import pandas as pd
+
+    root = Path(root or config.repo_root())
+    base = Path(os.environ.get(BOOK_DIR_ENV, root))
+    rows = []
+    for ch in toc_chapters(root):
+        target = base / CHAPTER_DIR / f"{ch.name}.ipynb"
+        if not target.exists():
+            continue
+        meta = json.loads(target.read_text()).get("metadata", {}).get("replicate", {})
+        rows.append({"chapter": ch.name, "profile": meta.get("profile"), "device": meta.get("device"),
+                     "wall time (s)": meta.get("wall_time_s"), "commit": str(meta.get("commit", ""))[:12],
+                     "package hash": meta.get("package_hash"), "executed (UTC)": meta.get("timestamp")})
+    return pd.DataFrame(rows)
