@@ -281,10 +281,11 @@ def build(profile: str | None = None, workdir: Path | None = None, force: bool =
 
 def build_html(base: Path, strict: bool = True, log=print) -> Path:
     """Run ``jupyter-book build`` on ``base`` with execution off (and ``-W`` when strict)."""
-    cmd = [sys.executable, "-m", "jupyter_book", "build", str(base), "--builder", "html"]
+    exe = Path(sys.executable).parent / "jupyter-book"
+    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(base), "--builder", "html"]
     if strict:
         cmd += ["-W", "-n", "--keep-going"]
-    log(f"[replicate] building the book: {' '.join(cmd[2:])}")
+    log(f"[replicate] building the book: jupyter-book {' '.join(cmd[1:])}")
     proc = subprocess.run(cmd, cwd=base, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-60:])
