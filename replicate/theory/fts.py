@@ -1,0 +1,180 @@
+"""Focal calibration map and temperature bounds (Komisarenko & Kull 2024, FTS).
+
+Komisarenko & Kull {cite}`komisarenko2024fts` decompose the focal loss into a fixed
+confidence-raising map (the *focal calibration map*) followed by a proper loss.
+
+- Prop. 2 (binary) and Prop. 4 / Eq. (1) (multiclass): with
+  ``f'(q) = (1-q)^gamma * (gamma * log q / (1-q) - 1/q)`` (the derivative of the focal
+  loss ``-(1-q)^gamma log q``), the map is ``p_i(q) = (1/f'(q_i)) / sum_k (1/f'(q_k))``.
+- Prop. 3: for the binary map applied to a logit ``s``, ``FC(s) = p(sigmoid(s))`` lies
+  between the temperature-scaling maps ``sigmoid(s / T)`` with ``T = 1/(gamma+1)`` and
+  ``T = 1/(gamma + 1 - log(gamma+1)/2)``.
+
+Numerics. Since ``-f'(q) > 0`` for ``q`` in (0, 1) and ``gamma > -1``, we work with the
+positive weight ``w(q) = 1 / (-f'(q)) = q (1-q)^(-gamma) / (1 + gamma h(q))`` where
+``h(q) = -q log q / (1-q)`` increases from 0 (q -> 0) to 1 (q -> 1). The map is then a
+softmax of ``log w``, evaluated with the complement ``1 - q_i`` taken as the sum of the
+*other* coordinates (exact even when ``q_i`` has rounded to 1), so it stays accurate for
+``q -> 0`` and ``q -> 1``. ``gamma`` may be negative (the paper's post-hoc grid uses
+-0.5 and -0.25); the weights stay positive exactly when ``gamma > -1``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "focal_calibration_map",
+    "binary_focal_calibration_map",
+    "temperature_bounds",
+    "check_gamma",
+]
+
+
+def check_gamma(gamma: Any, *, name: str = "gamma", allow_negative: bool = True) -> float:
+    """Validate the focal parameter; return it as a float.
+
+    Allowed: a finite real ``gamma > -1`` (``gamma >= 0`` when ``allow_negative`` is
+    False). Below -1 the focal calibration weights change sign near ``q = 1`` and the map
+    is no longer a probability vector.
+    """
+    try:
+        g = float(gamma)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number, got {gamma!r}") from None
+    lo, desc = (-1.0, "> -1") if allow_negative else (0.0, ">= 0")
+    if not math.isfinite(g) or g < lo or (allow_negative and g <= lo):
+        raise ValueError(f"{name} must be a finite real number {desc}, got {gamma!r}")
+    return g
+
+
+def _is_torch(x: Any) -> bool:
+    return type(x).__module__.startswith("torch")
+
+
+def _complement(q, xp):
+    """``1 - q_i`` along the last axis, as the sum of the other coordinates.
+
+    For every coordinate except the row maximum, ``sum - q_i >= sum/2`` so the
+    subtraction is harmless; for the maximum we sum the other entries directly.
+    """
+    total = q.sum(-1, keepdims=True) if xp is np else q.sum(-1, keepdim=True)
+    if xp is np:
+        imax = np.argmax(q, axis=-1)[..., None]
+        onehot = np.zeros(q.shape, dtype=bool)
+        np.put_along_axis(onehot, imax, True, axis=-1)
+        others = np.where(onehot, 0.0, q).sum(-1, keepdims=True)
+        return np.where(onehot, others, total - q)
+    import torch
+
+    imax = torch.argmax(q, dim=-1, keepdim=True)
+    onehot = torch.zeros_like(q, dtype=torch.bool).scatter_(-1, imax, True)
+    others = torch.where(onehot, torch.zeros_like(q), q).sum(-1, keepdim=True)
+    return torch.where(onehot, others.expand_as(q), total - q)
+
+
+def _log_weights(q, c, gamma: float, xp):
+    """``log w(q) = log q - gamma log(1-q) - log(1 + gamma h(q))`` with ``c = 1 - q``."""
+    if xp is np:
+        log, log1p, where = np.log, np.log1p, np.where
+    else:
+        import torch
+
+        log, log1p, where = torch.log, torch.log1p, torch.where
+    with np.errstate(divide="ignore", invalid="ignore"):
+        big = q > 0.5
+        # log q: log1p(-c) is exact near q = 1, log(q) is exact near q = 0.
+        one = 1.0 + 0 * q
+        logq = where(big, log1p(-where(big, c, 0 * c)), log(where(big, one, q)))
+        # h(q) = -q log q / (1 - q); its limit at c = 0 is 1.
+        safe_c = where(c > 0, c, one)
+        h = where(c > 0, -q * where(q > 0, logq, 0 * q) / safe_c, one)
+        logc = log(safe_c)
+        return logq - gamma * logc - log1p(gamma * h)
+
+
+def focal_calibration_map(probs, gamma):
+    """Focal calibration map of Komisarenko & Kull (2024), Prop. 2 (binary) / Prop. 4.
+
+    ``p_j(q) = (1/f'(q_j)) / sum_k (1/f'(q_k))`` with
+    ``f'(q) = (1-q)^gamma (gamma log q / (1-q) - 1/q)`` (Eq. 1). It maps a focal-loss
+    risk minimiser back to the true class probabilities and raises confidence for
+    ``gamma > 0`` (Prop. 5); ``gamma = 0`` is the identity.
+
+    Parameters
+    ----------
+    probs : array_like or torch.Tensor, shape (..., n_classes), n_classes >= 2
+        Probability vectors on the last axis (entries in [0, 1], rows summing to 1
+        within 1e-3). NumPy input returns float64 NumPy; a torch tensor returns a
+        tensor of the same dtype and device (differentiable).
+    gamma : float
+        Focal parameter, finite and > -1 (negative values give the inverse,
+        confidence-lowering shape used in the paper's post-hoc grid).
+
+    Rows that are exactly one-hot are returned unchanged (the continuous limit).
+    """
+    g = check_gamma(gamma)
+    torch_in = _is_torch(probs)
+    if torch_in:
+        import torch
+
+        q = probs if probs.is_floating_point() else probs.to(torch.get_default_dtype())
+        xp = torch
+    else:
+        q = np.asarray(probs, dtype=np.float64)
+        xp = np
+    if q.ndim < 1 or q.shape[-1] < 2:
+        raise ValueError(f"probs must have the classes on the last axis with at least 2 "
+                         f"classes, got shape {tuple(q.shape)}")
+    qd = q.detach() if torch_in else q
+    bad = ~((qd >= 0) & (qd <= 1))
+    if bool(bad.any()):
+        raise ValueError("probs must have entries in [0, 1] (finite, no NaN)")
+    sums = qd.sum(-1)
+    if bool((abs(sums - 1) > 1e-3).any()):
+        raise ValueError("probs must sum to 1 along the last axis (within 1e-3)")
+    if g == 0.0:
+        return q.clone() if torch_in else q.copy()
+    c = _complement(q, xp)
+    logw = _log_weights(q, c, g, xp)
+    onehot_row = (c == 0).any(-1, keepdims=True) if xp is np else (c == 0).any(-1, keepdim=True)
+    if xp is np:
+        logw = np.where(onehot_row, 0.0, logw)
+        logw = logw - logw.max(-1, keepdims=True)
+        e = np.exp(logw)
+        out = e / e.sum(-1, keepdims=True)
+        return np.where(onehot_row, q, out)
+    logw = torch.where(onehot_row, torch.zeros_like(logw), logw)
+    out = torch.softmax(logw, dim=-1)
+    return torch.where(onehot_row, q, out)
+
+
+def binary_focal_calibration_map(q, gamma):
+    """Prop. 2: the binary map ``p(q)`` for the positive-class probability ``q``.
+
+    ``p(q) = 1 / (1 + ((1-q)/q)^gamma * ((1-q) - gamma q log q) / (q - gamma (1-q) log(1-q)))``,
+    evaluated as the two-class case of :func:`focal_calibration_map`. Accepts any shape.
+    """
+    torch_in = _is_torch(q)
+    if torch_in:
+        import torch
+
+        stacked = torch.stack([1 - q, q], dim=-1)
+    else:
+        qa = np.asarray(q, dtype=np.float64)
+        stacked = np.stack([1 - qa, qa], axis=-1)
+    return focal_calibration_map(stacked, gamma)[..., 1]
+
+
+def temperature_bounds(gamma) -> tuple[float, float]:
+    """Prop. 3: the two temperatures bounding the binary focal calibration map.
+
+    Returns ``(T_steep, T_flat) = (1/(gamma+1), 1/(gamma + 1 - log(gamma+1)/2))``, as
+    stated in the paper; ``T_steep <= T_flat``. For logits ``s > 0`` the check in
+    ``notebooks/theory_fts.md`` finds ``sigmoid(s/T_flat) < FC(s) < sigmoid(s/T_steep)``
+    (mirrored for ``s < 0``). Requires ``gamma >= 0``.
+    """
+    g = check_gamma(gamma, allow_negative=False)
+    return 1.0 / (g + 1.0), 1.0 / (g + 1.0 - math.log1p(g) / 2.0)
