@@ -178,3 +178,123 @@ def temperature_bounds(gamma) -> tuple[float, float]:
     """
     g = check_gamma(gamma, allow_negative=False)
     return 1.0 / (g + 1.0), 1.0 / (g + 1.0 - math.log1p(g) / 2.0)
+
+
+# ---------------------------------------------------------------------------------------
+# The focal loss, its convexity (Prop. 1) and the properized loss (Props. 2 and 4)
+# ---------------------------------------------------------------------------------------
+
+def focal_loss_true_class(q, gamma):
+    """Focal loss on the true class, ``f(q) = -(1-q)^gamma log q`` (Sec. 2, Lin et al.).
+
+    NumPy only, float64, any shape; ``f(0) = inf`` and ``f(1) = 0``.
+    """
+    g = check_gamma(gamma, allow_negative=False)
+    q = np.asarray(q, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(q < 1, -((1.0 - q) ** g) * np.log(q), 0.0)
+
+
+def focal_loss_second_derivative(q, gamma):
+    """``f''(q)`` for ``f(q) = -(1-q)^gamma log q``, in closed form (Prop. 1).
+
+    ``f''(q) = (1-q)^(gamma-2) [gamma (gamma-1) log(1/q) + 2 gamma (1-q)/q + ((1-q)/q)^2]``.
+    With ``t = (1-q)/q`` and ``log(1/q) = log(1+t) <= t`` the bracket is at least
+    ``gamma (1+gamma) t + t^2 > 0`` for ``gamma >= 0`` (also when ``gamma < 1``, where the
+    first term is negative): the focal loss is convex in the prediction. Defined for
+    ``q`` in (0, 1).
+    """
+    g = check_gamma(gamma, allow_negative=False)
+    q = np.asarray(q, dtype=np.float64)
+    t = (1.0 - q) / q
+    bracket = g * (g - 1.0) * np.log1p(t) + 2.0 * g * t + t * t
+    return (1.0 - q) ** (g - 2.0) * bracket
+
+
+def _logw_and_slope(x, g: float):
+    """``log w(sigmoid(x))`` and its derivative in ``x`` (float64 NumPy, overflow-free)."""
+    logq = -np.logaddexp(0.0, -x)
+    logc = -np.logaddexp(0.0, x)
+    q, c = np.exp(logq), np.exp(logc)
+    pos = c > 0
+    safe_c = np.where(pos, c, 1.0)
+    h = np.where(pos, -q * logq / safe_c, 1.0)
+    # -log q - c = c^2/2 + c^3/3 + ..., summed directly when c is small (no cancellation).
+    small = c < 1e-3
+    tail = np.where(small, c * c * (0.5 + c * (1 / 3 + c * (0.25 + c / 5))), -logq - c)
+    dh = np.where(pos, q * tail / safe_c, 0.0)
+    logw = logq - g * logc - np.log1p(g * h)
+    slope = c + g * q - g * dh / (1.0 + g * h)
+    return logw, slope
+
+
+def _solve_increasing(fun, target, lo, hi, iters: int, tol: float = 1e-13):
+    """Vectorised safeguarded Newton for an increasing ``fun`` (returns value, slope)."""
+    x = 0.5 * (lo + hi)
+    for _ in range(iters):
+        val, slope = fun(x)
+        r = val - target
+        lo, hi = np.where(r < 0, x, lo), np.where(r > 0, x, hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = x - r / slope
+        ok = np.isfinite(step) & (step > lo) & (step < hi)
+        x_new = np.where(ok, step, 0.5 * (lo + hi))
+        if np.all(np.abs(x_new - x) <= tol * (1.0 + np.abs(x))):
+            return x_new
+        x = x_new
+    return x
+
+
+def focal_calibration_inverse(probs, gamma, *, iters: int = 200):
+    """Inverse of the focal calibration map; equals the focal-risk minimiser of ``probs``.
+
+    For ``gamma >= 0`` the weight ``w(q) = 1/(-f'(q))`` increases (``f`` is convex, Prop. 1),
+    so ``p = map(q)`` is solved by ``log w(q_i) = log p_i + l`` with the scalar ``l`` fixed
+    by ``sum_i q_i = 1``. Both solves are vectorised safeguarded Newton iterations (the inner
+    one on ``logit(q_i)``; the outer one on ``l``, bracketed by
+    ``log w(1/n) - log max p <= l <= log w(1/n) - log min p``). By the KKT conditions of
+    ``min_q sum_i p_i f(q_i)`` on the simplex the solution is the focal-loss risk minimiser
+    (Prop. 4; Charoenphakdee et al. 2021). NumPy, shape (..., n), entries in (0, 1).
+    """
+    g = check_gamma(gamma, allow_negative=False)
+    p = np.asarray(probs, dtype=np.float64)
+    if p.ndim < 1 or p.shape[-1] < 2:
+        raise ValueError(f"probs must have at least 2 classes on the last axis, got {p.shape}")
+    if not np.all((p > 0) & (p < 1)):
+        raise ValueError("probs must have entries strictly inside (0, 1)")
+    p = p / p.sum(-1, keepdims=True)
+    if g == 0.0:
+        return p
+    logp = np.log(p)
+    n = p.shape[-1]
+    logw_n = _logw_and_slope(np.array(-np.log(n - 1.0)), g)[0]
+
+    def logits_given(ell):
+        target = logp + ell[..., None]
+        return _solve_increasing(lambda x: _logw_and_slope(x, g), target,
+                                 np.full(p.shape, -800.0), np.full(p.shape, 800.0), iters)
+
+    def total(ell):
+        x = logits_given(ell)
+        q = 1.0 / (1.0 + np.exp(-x))
+        _, slope = _logw_and_slope(x, g)
+        return q.sum(-1), (q * (1.0 - q) / slope).sum(-1)
+
+    ell = _solve_increasing(total, 1.0, logw_n - logp.max(-1), logw_n - logp.min(-1), iters)
+    q = 1.0 / (1.0 + np.exp(-logits_given(ell)))
+    return q / q.sum(-1, keepdims=True)
+
+
+def properized_focal_loss(q, gamma):
+    """Proper part of the focal loss, ``L*(q, y) = f(map^{-1}(q)_y)`` for every class ``y``.
+
+    Prop. 2 (binary) and Prop. 4 (multiclass): returns an array of the same shape as
+    ``q`` (..., n) whose entry ``y`` is the loss when the label is ``y``. It has no closed
+    form; the inverse map is evaluated by :func:`focal_calibration_inverse`.
+    """
+    return focal_loss_true_class(focal_calibration_inverse(q, gamma), gamma)
+
+
+def conditional_risk(eta, losses):
+    """Expected loss ``R(eta, q) = sum_y eta_y L(q, y)`` from per-class losses (Sec. 3.3)."""
+    return np.sum(np.asarray(eta, dtype=np.float64) * np.asarray(losses), axis=-1)
