@@ -1,0 +1,289 @@
+"""Calibration-aware adaptive gammas: CalFocal, AdaFocal (Ghosh et al. 2022), AdaDualFocal (Tao et al. 2023).
+
+Once per epoch the trainer calls :meth:`update_from_validation` with the validation logits.
+The validation set is cut into ``num_bins`` equal-mass bins of top-1 confidence (edges by
+``np.interp`` over the sorted confidences, as the reference ``adaECE`` code), and each bin's
+gap ``E_b = C_val,b - A_val,b`` (mean confidence minus accuracy) updates that bin's gamma:
+
+- CalFocal (AdaFocal paper Eq. 1 and Eq. 2): case 1 ``gamma_n = exp(lam (p_n - A_val,b))``
+  per training sample, case 2 ``gamma_b = exp(lam E_b)``;
+- AdaFocal, ``variant="paper"`` (Eq. 4 with the ``lam`` of the code):
+  ``gamma_b <- min(gamma_max, gamma_b exp(lam E_b))``;
+- AdaFocal, ``variant="code"`` (authors' final code, PROTOCOL.md): the exponent's sign
+  follows gamma's sign; if ``|gamma| < switch`` it flips to ``-/+ switch``; clip to
+  ``[gamma_min, gamma_max]``. Negative gamma means inverse focal ``-(1 + p)^|gamma| log p``.
+
+A training sample uses the (detached) gamma of the validation bin containing its key - the
+probability of its true class ``p_y`` (AdaFocal) or, in the DFL authors' AdaDualFocal code,
+the margin ``p_y - p_j`` - with bin 0 catching everything below and the last bin everything
+above (``lower <= key < upper`` inside). Before the first update the bins are equally spaced
+and every gamma is ``gamma_init`` (Algorithm 1). An empty validation bin keeps its gamma.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from .base import CalibrationLoss, LossDivergedError, check_choice, check_number, log_probs, one_minus_exp
+from .dual import dual_term
+
+BIN_RULES = ("inclusive", "reference")
+
+
+def adafocal_gamma_update(gamma, gap, lam: float = 1.0, gamma_min: float = -2.0, gamma_max: float = 20.0,
+                          variant: str = "code", switch: float = 0.2):
+    """One AdaFocal gamma update per bin (numpy arrays or torch tensors; same type back).
+
+    ``gap`` is ``C_val - A_val`` per bin; a NaN gap (empty bin) leaves that gamma unchanged.
+    ``variant="paper"``: ``clip(gamma * exp(lam * gap), gamma_min, gamma_max)`` (Eq. 4, whose
+    only active bound is ``gamma_max`` for positive gammas); ``"code"``: sign-aware update and
+    the focal/inverse-focal switch at ``|gamma| < switch``, then the clip.
+    """
+    check_choice("adafocal", "variant", variant, ("code", "paper"))
+    lam = check_number("adafocal", "lam", lam, lo=0.0)
+    gmin = check_number("adafocal", "gamma_min", gamma_min)
+    gmax = check_number("adafocal", "gamma_max", gamma_max, lo=gmin)
+    sw = check_number("adafocal", "switch", switch, lo=0.0)
+    xp = torch if isinstance(gamma, torch.Tensor) else np
+    g = gamma if xp is torch else np.asarray(gamma, dtype=float)
+    e = (gap.to(g.dtype) if isinstance(gap, torch.Tensor) else torch.as_tensor(gap, dtype=g.dtype, device=g.device)) \
+        if xp is torch else np.asarray(gap, dtype=float)
+    empty = xp.isnan(e)
+    e = xp.where(empty, xp.zeros_like(e), e)
+    if variant == "paper":
+        new = g * xp.exp(lam * e)
+    else:
+        new = xp.where(g > 0, g * xp.exp(lam * e), g * xp.exp(-lam * e))
+        small = xp.abs(new) < sw
+        flipped = xp.where(new > 0, -sw * xp.ones_like(new), sw * xp.ones_like(new))
+        new = xp.where(small, flipped, new)
+    new = xp.clip(new, gmin, gmax) if xp is np else new.clamp(gmin, gmax)
+    return xp.where(empty, g, new)
+
+
+def equal_mass_edges(conf: torch.Tensor, num_bins: int) -> torch.Tensor:
+    """``np.interp(linspace(0, N, M+1), arange(N), sort(conf))`` in torch (float64)."""
+    s = torch.sort(conf.detach().reshape(-1).to(torch.float64)).values
+    n = s.numel()
+    if n == 0:
+        raise ValueError("equal_mass_edges: no confidences given")
+    pos = torch.linspace(0.0, float(n), num_bins + 1, dtype=torch.float64, device=s.device).clamp(max=n - 1)
+    lo = pos.floor().long()
+    hi = (lo + 1).clamp(max=n - 1)
+    return s[lo] + (pos - lo) * (s[hi] - s[lo])
+
+
+def assign_bins(values: torch.Tensor, edges: torch.Tensor, rule: str = "inclusive") -> torch.Tensor:
+    """Bin index of each value; -1 where the rule drops it.
+
+    ``"inclusive"``: ``lower <= v < upper`` with bin 0 catching everything below and the last
+    bin everything above (the rule the reference code applies to training samples);
+    ``"reference"``: ``lower < v <= upper`` (the reference ``adaECE`` rule for validation
+    samples, which drops the minimum-confidence sample and empties bins between equal edges).
+    """
+    v = values.detach().to(edges.dtype)
+    m = edges.numel() - 1
+    if rule == "inclusive":
+        return torch.bucketize(v, edges[1:-1].contiguous(), right=True)
+    idx = torch.bucketize(v, edges.contiguous(), right=False) - 1
+    return torch.where((idx >= 0) & (idx < m), idx, torch.full_like(idx, -1))
+
+
+def bin_statistics(conf: torch.Tensor, correct: torch.Tensor, edges: torch.Tensor, rule: str = "inclusive"):
+    """Per-bin ``(count, mean confidence, accuracy)``; the means are NaN for empty bins."""
+    m = edges.numel() - 1
+    idx = assign_bins(conf, edges, rule)
+    keep = (idx >= 0).to(torch.float64)
+    idx = idx.clamp_min(0)
+    z = torch.zeros(m, dtype=torch.float64, device=edges.device)
+    count = z.scatter_add(0, idx, keep)
+    csum = z.scatter_add(0, idx, keep * conf.detach().to(torch.float64))
+    asum = z.scatter_add(0, idx, keep * correct.to(torch.float64))
+    nan = torch.full_like(count, float("nan"))
+    return count, torch.where(count > 0, csum / count.clamp_min(1), nan), torch.where(count > 0, asum / count.clamp_min(1), nan)
+
+
+class _BinnedGammaLoss(CalibrationLoss):
+    """Shared machinery: validation bins in buffers, per-sample gamma lookup, diagnostics."""
+
+    needs_validation = True
+
+    def __init__(self, num_bins: int, gamma_init: float, bin_rule: str, reduction: str | None):
+        super().__init__(reduction)
+        self.num_bins = check_number(self.name, "num_bins", num_bins, lo=1, hi=1000, integer=True)
+        self.bin_rule = check_choice(self.name, "bin_rule", bin_rule, BIN_RULES)
+        m = self.num_bins
+        self.register_buffer("edges", torch.linspace(0.0, 1.0, m + 1, dtype=torch.float64))
+        self.register_buffer("gamma", torch.full((m,), float(gamma_init), dtype=torch.float64))
+        self.register_buffer("gap", torch.zeros(m, dtype=torch.float64))
+        self.register_buffer("count", torch.zeros(m, dtype=torch.float64))
+        self.register_buffer("n_updates", torch.zeros((), dtype=torch.long))
+
+    def bin_of(self, key: torch.Tensor) -> torch.Tensor:
+        """Validation-bin index of each training key (no gradient)."""
+        return assign_bins(key, self.edges, "inclusive")
+
+    def _new_gamma(self, gap, conf_mean, acc_mean) -> torch.Tensor:
+        raise TypeError
+
+    @torch.no_grad()
+    def update_from_validation(self, val_logits: torch.Tensor, val_labels: torch.Tensor) -> dict:
+        if val_logits.dim() != 2 or val_labels.dim() != 1 or val_labels.shape[0] != val_logits.shape[0]:
+            raise ValueError(f"loss {self.name!r}: need val_logits (N, K) and val_labels (N,); got "
+                             f"{tuple(val_logits.shape)} and {tuple(val_labels.shape)}")
+        logits = val_logits.detach().to(self.edges.device, torch.float64)
+        labels = val_labels.detach().to(self.edges.device).long()
+        if not bool(torch.isfinite(logits).all()):
+            raise LossDivergedError(f"loss {self.name!r}: validation logits contain NaN or inf")
+        conf, pred = torch.softmax(logits, dim=1).max(dim=1)
+        edges = equal_mass_edges(conf, self.num_bins)
+        count, cmean, amean = bin_statistics(conf, pred == labels, edges, self.bin_rule)
+        gap = cmean - amean
+        before = self.gamma.clone()
+        self.gamma.copy_(self._new_gamma(gap, cmean, amean))
+        self.edges.copy_(edges)
+        self.gap.copy_(torch.nan_to_num(gap, nan=0.0))
+        self.count.copy_(count)
+        self.n_updates.add_(1)
+        out = {"gamma": self.gamma, "gamma_before": before, "gap": gap, "edges": edges, "count": count,
+               "confidence": cmean, "accuracy": amean}
+        return {k: v.detach().cpu().numpy().copy() for k, v in out.items()}
+
+    def _gamma_limits(self) -> tuple[float, float]:
+        return -math.inf, math.inf
+
+    def _check_state(self) -> None:
+        lo, hi = self._gamma_limits()
+        g = self.gamma
+        if not bool(torch.isfinite(g).all()) or bool((g < lo - 1e-9).any()) or bool((g > hi + 1e-9).any()):
+            raise LossDivergedError(f"loss {self.name!r}: gamma per bin {np.round(g.cpu().numpy(), 4).tolist()} "
+                                    f"is not finite or outside [{lo:g}, {hi:g}]")
+
+
+class CalFocal(_BinnedGammaLoss):
+    """CalFocal (AdaFocal paper Sec. 5.1): ``-(1 - p_n)^gamma log p_n`` with
+
+    - ``case=1`` (Eq. 1): ``gamma_n = exp(lam * (p_n - A_val,b))`` per sample;
+    - ``case=2`` (Eq. 2): ``gamma_b = exp(lam * (C_val,b - A_val,b))`` per bin.
+
+    Gamma is detached. Algorithm 1 starts from ``C = A = `` bin midpoints, i.e. gamma 1 in
+    case 2. ``gamma_max`` only guards against float overflow of the exponential (the paper
+    has no cap; Fig. 3 uses lam = 10 and 100).
+    """
+
+    name = "calfocal"
+
+    def __init__(self, case: int = 2, lam: float = 10.0, num_bins: int = 15, gamma_max: float = 1e6,
+                 bin_rule: str = "inclusive", reduction: str | None = None):
+        self.case = check_choice("calfocal", "case", case, (1, 2))
+        super().__init__(num_bins, 1.0, bin_rule, reduction)
+        self.lam = check_number(self.name, "lam", lam, lo=0.0)
+        self.gamma_max = check_number(self.name, "gamma_max", gamma_max, lo=1.0)
+        e = self.edges
+        self.register_buffer("acc", (e[:-1] + e[1:]) / 2)
+        self._set_params(case=self.case, lam=self.lam, num_bins=self.num_bins, gamma_max=self.gamma_max,
+                         bin_rule=self.bin_rule)
+
+    def _new_gamma(self, gap, conf_mean, acc_mean):
+        self.acc.copy_(torch.where(torch.isnan(acc_mean), self.acc, acc_mean))
+        new = torch.exp((self.lam * gap).clamp(max=math.log(self.gamma_max)))
+        return torch.where(torch.isnan(gap), self.gamma, new)
+
+    def _gamma_limits(self):
+        return 0.0, self.gamma_max
+
+    def per_sample(self, logits, targets):
+        lpt = log_probs(logits, targets)[1]
+        p = lpt.exp()
+        b = self.bin_of(p)
+        if self.case == 1:
+            x = (self.lam * (p.detach().to(torch.float64) - self.acc[b])).clamp(max=math.log(self.gamma_max))
+            g = torch.exp(x)
+        else:
+            g = self.gamma[b]
+        return -one_minus_exp(lpt).pow(g.to(lpt.dtype)) * lpt
+
+
+class AdaFocal(_BinnedGammaLoss):
+    """AdaFocal (Ghosh et al. 2022, Eq. 4 / authors' code; see the module docstring).
+
+    Defaults are the authors' final code: 15 bins, gamma_init 1, lam 1, gamma in [-2, 20],
+    inverse-focal switch at |gamma| < 0.2. ``variant="paper"`` drops the switch.
+    """
+
+    name = "adafocal"
+
+    def __init__(self, variant: str = "code", gamma_init: float = 1.0, lam: float = 1.0, gamma_min: float = -2.0,
+                 gamma_max: float = 20.0, switch: float = 0.2, num_bins: int = 15, bin_rule: str = "inclusive",
+                 reduction: str | None = None):
+        name = type(self).name
+        self.variant = check_choice(name, "variant", variant, ("code", "paper"))
+        self.lam = check_number(name, "lam", lam, lo=0.0)
+        self.gamma_min = check_number(name, "gamma_min", gamma_min)
+        self.gamma_max = check_number(name, "gamma_max", gamma_max, lo=max(self.gamma_min, 0.0), lo_open=True)
+        self.switch = check_number(name, "switch", switch, lo=0.0, hi=self.gamma_max)
+        lo_init = 0.0 if variant == "paper" else self.gamma_min
+        gi = check_number(name, "gamma_init", gamma_init, lo=lo_init, hi=self.gamma_max, lo_open=variant == "paper")
+        if gi < self.gamma_min:
+            raise ValueError(f"loss {name!r}: parameter 'gamma_init' must lie in [gamma_min, gamma_max] = "
+                             f"[{self.gamma_min:g}, {self.gamma_max:g}]; got {gi!r}")
+        self.gamma_init = gi
+        super().__init__(num_bins, gi, bin_rule, reduction)
+        self._set_params(variant=self.variant, gamma_init=gi, lam=self.lam, gamma_min=self.gamma_min,
+                         gamma_max=self.gamma_max, switch=self.switch, num_bins=self.num_bins,
+                         bin_rule=self.bin_rule)
+
+    def _new_gamma(self, gap, conf_mean, acc_mean):
+        return adafocal_gamma_update(self.gamma, gap, self.lam, self.gamma_min, self.gamma_max,
+                                     self.variant, self.switch)
+
+    def _gamma_limits(self):
+        return self.gamma_min, self.gamma_max
+
+    def _key(self, p, logp):
+        return p
+
+    def _base(self, lpt, p, logp):
+        """``(1 - p_y, 1 + p_y)``: the focal and inverse-focal bases."""
+        return one_minus_exp(lpt), 1.0 + p
+
+    def per_sample(self, logits, targets):
+        logp, lpt = log_probs(logits, targets)
+        p = lpt.exp()
+        g = self.gamma[self.bin_of(self._key(p, logp))].to(lpt.dtype)
+        focal_base, inverse_base = self._base(lpt, p, logp)
+        base = torch.where(g >= 0, focal_base, inverse_base)
+        return -base.pow(g.abs()) * lpt
+
+
+class AdaDualFocal(AdaFocal):
+    """AdaDualFocal (Tao et al. 2023, Sec. 5.2): AdaFocal's per-bin gamma on dual focal loss.
+
+    Loss ``-(1 - p_y + p_j)^gamma log p_y``. Defaults follow the DFL authors' code
+    (``Losses/adadualfocal.py``, ``train.py``): the Eq. 4 update (``variant="paper"``, no sign
+    switch), ``gamma_max`` 20 (their job script), and the training key ``bin_key="margin"``
+    = ``p_y - p_j``, looked up in bins of validation top-1 confidence; ``bin_key="p_true"``
+    uses ``p_y`` as AdaFocal does. With ``variant="code"`` a negative gamma uses
+    ``(1 + p_y - p_j)^|gamma|`` - our extension by analogy with inverse focal, not in the paper.
+    """
+
+    name = "adadual_focal"
+
+    def __init__(self, variant: str = "paper", gamma_init: float = 1.0, lam: float = 1.0,
+                 gamma_min: float = -2.0, gamma_max: float = 20.0, switch: float = 0.2, num_bins: int = 15,
+                 bin_key: str = "margin", bin_rule: str = "inclusive", reduction: str | None = None):
+        self.bin_key = check_choice("adadual_focal", "bin_key", bin_key, ("margin", "p_true"))
+        super().__init__(variant, gamma_init, lam, gamma_min, gamma_max, switch, num_bins, bin_rule, reduction)
+        self._set_params(bin_key=self.bin_key)
+
+    def _dual(self, p, logp):
+        return dual_term(logp.exp(), p)
+
+    def _key(self, p, logp):
+        return p - self._dual(p, logp) if self.bin_key == "margin" else p
+
+    def _base(self, lpt, p, logp):
+        d = self._dual(p, logp)
+        return one_minus_exp(lpt) + d, 1.0 + p - d

@@ -1,0 +1,166 @@
+"""The common interface of every training loss: :class:`CalibrationLoss`.
+
+A loss is a :class:`torch.nn.Module` called as ``loss(logits, targets)`` and returning a
+scalar. Its adaptive state (AdaFocal's per-bin gammas, the scheduled gamma of FLS) lives
+in registered buffers, so ``state_dict()`` / ``load_state_dict()`` resume a run exactly.
+
+Reductions follow PROTOCOL.md "Training": the reference code of Mukhoti et al. (2020),
+AdaFocal and DFL *sums* the per-sample losses over the batch; Brier is a batch mean; FCL
+uses the mean. ``reduction="sum" | "mean"`` overrides the default of each loss.
+
+Health check without host syncs: every forward adds "this loss was not finite" to an
+on-device counter; :meth:`CalibrationLoss.check_finite`, called once per epoch, reads it
+(one sync) and raises :class:`LossDivergedError` with a clear message.
+"""
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+REDUCTIONS = ("sum", "mean")
+# 1 - p is clamped below at this value before it is raised to a power: at p == 1 (a
+# saturated softmax) the derivative of x**gamma (gamma < 1) is infinite at x = 0. The
+# AdaFocal reference code adds 1e-20 for the same reason. The clamp passes zero gradient,
+# and the true gradient there is zero anyway (dp/dz = 0 at p = 1).
+BASE_EPS = 1e-20
+
+
+class LossDivergedError(RuntimeError):
+    """A training loss became NaN/inf, or an adaptive gamma left its allowed range."""
+
+
+def check_number(loss: str, name: str, value, *, lo=None, hi=None, lo_open=False, hi_open=False,
+                 integer=False) -> float | int:
+    """Validate a scalar parameter; raise ValueError naming it and its allowed range."""
+    lo_s = "-inf" if lo is None else f"{lo:g}"
+    hi_s = "inf" if hi is None else f"{hi:g}"
+    rng = f"{'(' if lo_open or lo is None else '['}{lo_s}, {hi_s}{')' if hi_open or hi is None else ']'}"
+    kind = "an integer" if integer else "a finite number"
+    msg = f"loss {loss!r}: parameter {name!r} must be {kind} in {rng}; got {value!r}"
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(msg)
+    if integer and not float(value).is_integer():
+        raise ValueError(msg)
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(msg)
+    if lo is not None and (v < lo or (lo_open and v == lo)):
+        raise ValueError(msg)
+    if hi is not None and (v > hi or (hi_open and v == hi)):
+        raise ValueError(msg)
+    return int(v) if integer else v
+
+
+def check_choice(loss: str, name: str, value, choices) -> str:
+    """Validate a categorical parameter; raise ValueError listing the allowed values."""
+    if value not in choices:
+        raise ValueError(f"loss {loss!r}: parameter {name!r} must be one of {list(choices)}; got {value!r}")
+    return value
+
+
+def log_probs(logits: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(log_softmax(logits), log p_true)`` with shapes ``(N, K)`` and ``(N,)``."""
+    logp = F.log_softmax(logits, dim=1)
+    return logp, logp.gather(1, targets.view(-1, 1)).squeeze(1)
+
+
+def one_minus_exp(logp: torch.Tensor) -> torch.Tensor:
+    """``1 - exp(logp)`` computed as ``-expm1(logp)`` (accurate near p = 1), clamped at BASE_EPS."""
+    return (-torch.expm1(logp)).clamp_min(BASE_EPS)
+
+
+class CalibrationLoss(torch.nn.Module):
+    """Base class: ``forward(logits (N, K), targets (N,)) -> scalar``.
+
+    Subclasses implement :meth:`per_sample` (unreduced ``(N,)`` losses) or override
+    :meth:`_compute` when the loss is not a sum of per-sample terms (MMCE, Brier).
+    """
+
+    name: ClassVar[str] = ""
+    needs_validation: ClassVar[bool] = False
+    default_reduction: ClassVar[str] = "sum"
+
+    def __init__(self, reduction: str | None = None):
+        super().__init__()
+        red = self.default_reduction if reduction is None else reduction
+        self.reduction = check_choice(self.name, "reduction", red, REDUCTIONS)
+        self._params: dict = {}
+        self.register_buffer("_nonfinite", torch.zeros((), dtype=torch.long), persistent=False)
+
+    # -- parameters -------------------------------------------------------------------
+    def _set_params(self, **params) -> None:
+        self._params.update(params)
+
+    def config(self) -> dict:
+        """The loss name and all its parameters (JSON-serialisable), for run keys."""
+        out = {"name": self.name, "reduction": self.reduction}
+        for k, v in self._params.items():
+            out[k] = list(v) if isinstance(v, tuple) else v
+        return out
+
+    def extra_repr(self) -> str:
+        return ", ".join(f"{k}={v!r}" for k, v in self.config().items() if k != "name")
+
+    # -- computation ------------------------------------------------------------------
+    def _prepare(self, logits: torch.Tensor, targets: torch.Tensor):
+        if not isinstance(logits, torch.Tensor) or logits.dim() != 2:
+            raise ValueError(f"loss {self.name!r}: logits must be a 2-d tensor (N, K); "
+                             f"got shape {tuple(getattr(logits, 'shape', ()))}")
+        if not isinstance(targets, torch.Tensor) or targets.dim() != 1 or targets.shape[0] != logits.shape[0]:
+            raise ValueError(f"loss {self.name!r}: targets must be a 1-d tensor of N = {logits.shape[0]} "
+                             f"class indices; got shape {tuple(getattr(targets, 'shape', ()))}")
+        if targets.dtype.is_floating_point or targets.dtype == torch.bool:
+            raise ValueError(f"loss {self.name!r}: targets must hold integer class indices; got {targets.dtype}")
+        if logits.shape[1] < 2:
+            raise ValueError(f"loss {self.name!r}: need at least 2 classes; got K = {logits.shape[1]}")
+        if logits.dtype in (torch.float16, torch.bfloat16):
+            logits = logits.float()
+        if self._nonfinite.device != logits.device:
+            self.to(logits.device)
+        return logits, targets.long()
+
+    def per_sample(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        raise TypeError(f"{type(self).__name__} defines no per-sample loss")
+
+    def _reduce(self, values: torch.Tensor) -> torch.Tensor:
+        return values.sum() if self.reduction == "sum" else values.mean()
+
+    def _compute(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        return self._reduce(self.per_sample(logits, targets))
+
+    def forward(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        logits, targets = self._prepare(logits, targets)
+        loss = self._compute(logits, targets)
+        with torch.no_grad():
+            self._nonfinite.add_((~torch.isfinite(loss.detach())).long())
+        return loss
+
+    # -- training-loop hooks ------------------------------------------------------------
+    def on_epoch_start(self, epoch: int, n_epochs: int) -> None:
+        """Called by the trainer before each epoch (0-based); a no-op unless scheduled."""
+        check_number(self.name, "epoch", epoch, lo=0, integer=True)
+        check_number(self.name, "n_epochs", n_epochs, lo=1, integer=True)
+
+    def update_from_validation(self, val_logits: torch.Tensor, val_labels: torch.Tensor) -> dict:
+        """Per-epoch update from validation predictions; a no-op (empty dict) unless adaptive."""
+        return {}
+
+    def _check_state(self) -> None:
+        """Subclasses with adaptive state raise LossDivergedError when it is out of range."""
+
+    def check_finite(self) -> bool:
+        """Raise LossDivergedError if a loss since the last call was NaN/inf or the state is bad.
+
+        One host sync per call; meant to be called once per epoch. Returns True when healthy.
+        """
+        bad = int(self._nonfinite.item())
+        self._nonfinite.zero_()
+        if bad:
+            raise LossDivergedError(f"loss {self.name!r} was NaN or infinite in {bad} training step(s) "
+                                    "since the last check; lower the learning rate or check the inputs")
+        self._check_state()
+        return True

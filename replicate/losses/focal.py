@@ -1,0 +1,173 @@
+"""The focal-loss family with fixed, sample-dependent or scheduled gamma; inverse focal; FCL.
+
+Focal loss (Lin et al. 2017; Mukhoti et al. 2020, Eq. 2): ``-(1 - p_y)^gamma log p_y``
+with ``p_y = softmax(z)_y`` NOT detached, so the gradient flows through the modulating
+factor (Mukhoti Prop. 1: the last-layer gradient is ``g(p, gamma)`` times cross-entropy's).
+
+- FLSD-53 / FLSD-532 (Mukhoti Sec. 5, "sample-dependent gamma"; the reference code's
+  ``focal_loss_adaptive_gamma.py``): gamma = 5 for ``p_y < 0.2``, 3 for ``0.2 <= p_y``
+  (FLSD-532: 3 for ``0.2 <= p_y < 0.5``, 2 above), chosen on a detached ``p_y``.
+- FLS-531 / FLS-532 (Mukhoti Sec. 5, "scheduled gamma"): gamma 5 / 3 / (1 or 2) for the
+  epochs [0, 100), [100, 250), [250, 350) of 350, rescaled to any number of epochs.
+- Inverse focal (Wang et al. 2021, a DFL baseline): ``-(1 + p_y)^gamma log p_y``.
+- FCL (Liang et al., Def. 3.1): focal term + ``lambda * ||p - y||_2^2`` (optionally / K).
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from .base import CalibrationLoss, check_choice, check_number, log_probs, one_minus_exp
+
+
+def focal_per_sample(logp_true: torch.Tensor, gamma) -> torch.Tensor:
+    """``-(1 - p)^gamma log p`` from ``log p``; gamma a float or a per-sample tensor (>= 0)."""
+    return -one_minus_exp(logp_true).pow(gamma) * logp_true
+
+
+class Focal(CalibrationLoss):
+    """Focal loss with a fixed ``gamma >= 0`` (gamma = 0 is cross-entropy)."""
+
+    name = "focal"
+
+    def __init__(self, gamma: float = 3.0, reduction: str | None = None):
+        super().__init__(reduction)
+        self.gamma = check_number(self.name, "gamma", gamma, lo=0.0)
+        self._set_params(gamma=self.gamma)
+
+    def per_sample(self, logits, targets):
+        return focal_per_sample(log_probs(logits, targets)[1], self.gamma)
+
+
+class SampleDependentFocal(CalibrationLoss):
+    """FLSD: gamma chosen per sample from the detached ``p_y`` (Mukhoti et al. 2020, Sec. 5).
+
+    ``gammas[i]`` applies to ``thresholds[i-1] <= p_y < thresholds[i]`` (the reference code's
+    strict ``p_y < threshold`` rule). Presets: ``flsd53`` = ((0.2,), (5, 3)) and
+    ``flsd532`` = ((0.2, 0.5), (5, 3, 2)).
+    """
+
+    name = "flsd53"
+    _default = ((0.2,), (5.0, 3.0))
+
+    def __init__(self, thresholds=None, gammas=None, reduction: str | None = None):
+        super().__init__(reduction)
+        thresholds = self._default[0] if thresholds is None else thresholds
+        gammas = self._default[1] if gammas is None else gammas
+        try:
+            th = tuple(check_number(self.name, "thresholds", t, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+                       for t in thresholds)
+            gs = tuple(check_number(self.name, "gammas", g, lo=0.0) for g in gammas)
+        except TypeError:
+            raise ValueError(f"loss {self.name!r}: 'thresholds' and 'gammas' must be sequences of numbers") from None
+        if len(gs) != len(th) + 1 or any(a >= b for a, b in zip(th, th[1:])):
+            raise ValueError(f"loss {self.name!r}: need strictly increasing 'thresholds' in (0, 1) and "
+                             f"len(gammas) == len(thresholds) + 1; got {th}, {gs}")
+        self.thresholds, self.gammas = th, gs
+        self.register_buffer("_th", torch.tensor(th, dtype=torch.float64))
+        self.register_buffer("_gam", torch.tensor(gs, dtype=torch.float64))
+        self._set_params(thresholds=th, gammas=gs)
+
+    def gamma_of(self, p_true: torch.Tensor) -> torch.Tensor:
+        """Per-sample gamma for probabilities of the true class (no gradient)."""
+        idx = torch.bucketize(p_true.detach().to(torch.float64), self._th, right=True)
+        return self._gam[idx].to(p_true.dtype)
+
+    def per_sample(self, logits, targets):
+        lpt = log_probs(logits, targets)[1]
+        return focal_per_sample(lpt, self.gamma_of(lpt.exp()))
+
+
+class SampleDependentFocal532(SampleDependentFocal):
+    name = "flsd532"
+    _default = ((0.2, 0.5), (5.0, 3.0, 2.0))
+
+
+class ScheduledFocal(CalibrationLoss):
+    """FLS: gamma switched by epoch (Mukhoti et al. 2020, Sec. 5, "scheduled gamma").
+
+    ``gammas[i]`` is used from epoch ``milestones[i-1] * n_epochs / reference_epochs`` on
+    (integer arithmetic, so with 350 epochs the switches land exactly at 100 and 250). The
+    current gamma is a buffer, so a resumed run continues with the right one.
+    """
+
+    name = "fls532"
+    _default_gammas = (5.0, 3.0, 2.0)
+
+    def __init__(self, gammas=None, milestones=(100, 250), reference_epochs: int = 350,
+                 reduction: str | None = None):
+        super().__init__(reduction)
+        gammas = self._default_gammas if gammas is None else gammas
+        try:
+            gs = tuple(check_number(self.name, "gammas", g, lo=0.0) for g in gammas)
+            ms = tuple(check_number(self.name, "milestones", m, lo=1, integer=True) for m in milestones)
+        except TypeError:
+            raise ValueError(f"loss {self.name!r}: 'gammas' and 'milestones' must be sequences") from None
+        ref = check_number(self.name, "reference_epochs", reference_epochs, lo=1, integer=True)
+        if len(gs) != len(ms) + 1 or any(a >= b for a, b in zip(ms, ms[1:])) or (ms and ms[-1] >= ref):
+            raise ValueError(f"loss {self.name!r}: need len(gammas) == len(milestones) + 1 and strictly "
+                             f"increasing milestones below reference_epochs={ref}; got {gs}, {ms}")
+        self.gammas, self.milestones, self.reference_epochs = gs, ms, ref
+        self.register_buffer("current_gamma", torch.tensor(gs[0], dtype=torch.float64))
+        self._set_params(gammas=gs, milestones=ms, reference_epochs=ref)
+
+    def gamma_at(self, epoch: int, n_epochs: int) -> float:
+        """The gamma of epoch ``epoch`` (0-based) in a run of ``n_epochs``."""
+        stage = sum(epoch * self.reference_epochs >= m * n_epochs for m in self.milestones)
+        return self.gammas[stage]
+
+    def on_epoch_start(self, epoch: int, n_epochs: int) -> None:
+        super().on_epoch_start(epoch, n_epochs)
+        self.current_gamma.fill_(self.gamma_at(int(epoch), int(n_epochs)))
+
+    def per_sample(self, logits, targets):
+        lpt = log_probs(logits, targets)[1]
+        return focal_per_sample(lpt, self.current_gamma.to(lpt.dtype))
+
+
+class ScheduledFocal531(ScheduledFocal):
+    name = "fls531"
+    _default_gammas = (5.0, 3.0, 1.0)
+
+
+class InverseFocal(CalibrationLoss):
+    """Inverse focal loss ``-(1 + p_y)^gamma log p_y`` (Wang et al. 2021; DFL baseline)."""
+
+    name = "inverse_focal"
+
+    def __init__(self, gamma: float = 1.0, reduction: str | None = None):
+        super().__init__(reduction)
+        self.gamma = check_number(self.name, "gamma", gamma, lo=0.0)
+        self._set_params(gamma=self.gamma)
+
+    def per_sample(self, logits, targets):
+        lpt = log_probs(logits, targets)[1]
+        return -(1.0 + lpt.exp()).pow(self.gamma) * lpt
+
+
+class FocalCalibration(CalibrationLoss):
+    """Focal Calibration Loss (Liang et al., Def. 3.1): focal + ``lam * ||p - y||^2``.
+
+    ``brier_scale="sum"``: the squared Euclidean distance (PROTOCOL.md); ``"mean"``: divided by
+    the number of classes K (the paper's "mean squared norm" read literally). The reference
+    code reduces with the batch mean (default) and uses gamma 2, lambda 1.
+    """
+
+    name = "fcl"
+    default_reduction = "mean"
+
+    def __init__(self, gamma: float = 2.0, lam: float = 1.0, brier_scale: str = "sum",
+                 reduction: str | None = None):
+        super().__init__(reduction)
+        self.gamma = check_number(self.name, "gamma", gamma, lo=0.0)
+        self.lam = check_number(self.name, "lam", lam, lo=0.0)
+        self.brier_scale = check_choice(self.name, "brier_scale", brier_scale, ("sum", "mean"))
+        self._set_params(gamma=self.gamma, lam=self.lam, brier_scale=self.brier_scale)
+
+    def per_sample(self, logits, targets):
+        logp, lpt = log_probs(logits, targets)
+        p = logp.exp()
+        sq = (p - F.one_hot(targets, logits.shape[1]).to(p.dtype)).pow(2).sum(dim=1)
+        if self.brier_scale == "mean":
+            sq = sq / logits.shape[1]
+        return focal_per_sample(lpt, self.gamma) + self.lam * sq
