@@ -61,8 +61,8 @@ class SampleDependentFocal(CalibrationLoss):
         except TypeError:
             raise ValueError(f"loss {self.name!r}: 'thresholds' and 'gammas' must be sequences of numbers") from None
         if len(gs) != len(th) + 1 or any(a >= b for a, b in zip(th, th[1:])):
-            raise ValueError(f"loss {self.name!r}: need strictly increasing 'thresholds' in (0, 1) and "
-                             f"len(gammas) == len(thresholds) + 1; got {th}, {gs}")
+            raise ValueError(f"loss {self.name!r}: parameters 'thresholds' (strictly increasing, in (0, 1)) and "
+                             f"'gammas' (one more than thresholds) do not fit; got {th}, {gs}")
         self.thresholds, self.gammas = th, gs
         self.register_buffer("_th", torch.tensor(th, dtype=torch.float64))
         self.register_buffer("_gam", torch.tensor(gs, dtype=torch.float64))
@@ -105,8 +105,9 @@ class ScheduledFocal(CalibrationLoss):
             raise ValueError(f"loss {self.name!r}: 'gammas' and 'milestones' must be sequences") from None
         ref = check_number(self.name, "reference_epochs", reference_epochs, lo=1, integer=True)
         if len(gs) != len(ms) + 1 or any(a >= b for a, b in zip(ms, ms[1:])) or (ms and ms[-1] >= ref):
-            raise ValueError(f"loss {self.name!r}: need len(gammas) == len(milestones) + 1 and strictly "
-                             f"increasing milestones below reference_epochs={ref}; got {gs}, {ms}")
+            raise ValueError(f"loss {self.name!r}: parameters 'milestones' (strictly increasing, below "
+                             f"reference_epochs={ref}) and 'gammas' (one more than milestones) do not fit; "
+                             f"got {ms}, {gs}")
         self.gammas, self.milestones, self.reference_epochs = gs, ms, ref
         self.register_buffer("current_gamma", torch.tensor(gs[0], dtype=torch.float64))
         self._set_params(gammas=gs, milestones=ms, reference_epochs=ref)
