@@ -68,6 +68,11 @@ def log_probs(logits: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor
     return logp, logp.gather(1, targets.view(-1, 1)).squeeze(1)
 
 
+def one_hot(targets: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    """One-hot rows shaped and typed like ``like`` (scatter: no host sync, unlike some one_hot paths)."""
+    return torch.zeros_like(like).scatter_(1, targets.view(-1, 1), 1.0)
+
+
 def one_minus_exp(logp: torch.Tensor) -> torch.Tensor:
     """``1 - exp(logp)`` computed as ``-expm1(logp)`` (accurate near p = 1), clamped at BASE_EPS."""
     return (-torch.expm1(logp)).clamp_min(BASE_EPS)

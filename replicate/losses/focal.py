@@ -15,9 +15,8 @@ factor (Mukhoti Prop. 1: the last-layer gradient is ``g(p, gamma)`` times cross-
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
-from .base import CalibrationLoss, check_choice, check_number, log_probs, one_minus_exp
+from .base import CalibrationLoss, check_choice, check_number, log_probs, one_hot, one_minus_exp
 
 
 def focal_per_sample(logp_true: torch.Tensor, gamma) -> torch.Tensor:
@@ -168,7 +167,7 @@ class FocalCalibration(CalibrationLoss):
     def per_sample(self, logits, targets):
         logp, lpt = log_probs(logits, targets)
         p = logp.exp()
-        sq = (p - F.one_hot(targets, logits.shape[1]).to(p.dtype)).pow(2).sum(dim=1)
+        sq = (p - one_hot(targets, p)).pow(2).sum(dim=1)
         if self.brier_scale == "mean":
             sq = sq / logits.shape[1]
         return focal_per_sample(lpt, self.gamma) + self.lam * sq

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .base import CalibrationLoss, check_choice, check_number, log_probs
+from .base import CalibrationLoss, check_choice, check_number, log_probs, one_hot
 
 
 class CrossEntropy(CalibrationLoss):
@@ -39,7 +39,7 @@ class Brier(CalibrationLoss):
 
     def per_sample(self, logits, targets):
         p = F.softmax(logits, dim=1)
-        y = F.one_hot(targets, logits.shape[1]).to(p.dtype)
+        y = one_hot(targets, p)
         return (p - y).pow(2).sum(dim=1)
 
 
@@ -60,7 +60,7 @@ class LabelSmoothing(CalibrationLoss):
     def per_sample(self, logits, targets):
         logp = F.log_softmax(logits, dim=1)
         k = logits.shape[1]
-        q = F.one_hot(targets, k).to(logp.dtype) * (1.0 - self.smoothing) + self.smoothing / k
+        q = one_hot(targets, logp) * (1.0 - self.smoothing) + self.smoothing / k
         return -(q * logp).sum(dim=1)
 
 
