@@ -30,6 +30,12 @@ __all__ = [
     "binary_focal_calibration_map",
     "temperature_bounds",
     "check_gamma",
+    "focal_loss_true_class",
+    "focal_loss_second_derivative",
+    "focal_calibration_inverse",
+    "properized_focal_loss",
+    "conditional_risk",
+    "confidence_raising_threshold",
 ]
 
 
@@ -298,3 +304,27 @@ def properized_focal_loss(q, gamma):
 def conditional_risk(eta, losses):
     """Expected loss ``R(eta, q) = sum_y eta_y L(q, y)`` from per-class losses (Sec. 3.3)."""
     return np.sum(np.asarray(eta, dtype=np.float64) * np.asarray(losses), axis=-1)
+
+
+def confidence_raising_threshold(gamma) -> float:
+    """Top probability above which focal calibration provably raises confidence (Prop. 5 fix).
+
+    ``map(q)_j / q_j = r(q_j) / sum_i q_i r(q_i)`` with ``r(q) = w(q)/q =
+    (1-q)^(-gamma) / (1 + gamma h(q))``, ``r(0) = 1``. ``r`` first decreases, then
+    increases (checked numerically in the chapter), so if the top probability ``q_j``
+    satisfies ``r(q_j) >= 1`` then ``r(q_j) >= r(q_i)`` for every ``q_i <= q_j`` and
+    ``map(q)_j >= q_j``. Returns the root ``q*`` of ``r(q) = 1`` in (0, 1) (``1/2`` as
+    ``gamma -> 0``, exactly ``1/e`` at ``gamma = 1``); requires ``gamma > 0``.
+    """
+    from scipy.optimize import brentq
+
+    g = check_gamma(gamma, allow_negative=False)
+    if g == 0.0:
+        raise ValueError("gamma must be > 0 for confidence_raising_threshold (gamma = 0 is the identity)")
+
+    def log_r(q):
+        return -g * np.log1p(-q) - np.log1p(g * (-q * np.log(q) / (1.0 - q)))
+
+    # log r < 0 just above the minimum of r (at most 1/e) and > 0 near q = 1.
+    qs = np.linspace(1e-6, 0.5, 2001)
+    return float(brentq(log_r, qs[int(np.argmin(log_r(qs)))], 1.0 - 1e-12, xtol=1e-15))

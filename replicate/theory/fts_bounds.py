@@ -1,0 +1,224 @@
+"""Focal calibration versus temperature scaling (Komisarenko & Kull 2024, Sec. 3.2-3.3).
+
+Binary case in logit space. With ``q = sigmoid(s)`` and ``h(q) = -q log q / (1-q)``
+(increasing from 0 to 1), the binary focal calibration map of Prop. 2 is exactly
+
+    logit FC(s) = (gamma + 1) s - C(s),   C(s) = log(1 + gamma h(sigmoid(s))) - log(1 + gamma h(sigmoid(-s))),
+
+which follows from ``w(q) = q (1-q)^(-gamma) / (1 + gamma h(q))`` (see :mod:`.fts`). ``C`` is
+odd, ``C(s) -> log(1+gamma)`` as ``s -> inf`` and ``C'(0) = gamma (2 log 2 - 1) / (1 + gamma log 2)``.
+Prop. 3 bounds ``C(s)/s`` between 0 and ``log(gamma+1)/2`` for ``s > 0``; a temperature map
+``sigmoid(s/T)`` has logit ``s/T``, so the bounds are ``T = 1/(gamma+1)`` (steep) and
+``T = 1/(gamma + 1 - log(gamma+1)/2)`` (flat). Everything in logit space is free of the
+saturation of probabilities at 1, which is why float64 suffices here; :func:`prop3_check`
+re-evaluates the printed inequalities in mpmath.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+from scipy.special import softmax
+
+from .fts import check_gamma, focal_calibration_map
+
+__all__ = [
+    "binary_logit_correction", "focal_calibration_logit", "slope_correction_at_zero",
+    "tightest_temperature_bounds", "paper_grid_temperature_bounds", "prop3_check",
+    "logit_grid", "closest_temperature", "temperature_fits", "linear_fit",
+]
+
+
+def _h_of_logit(s):
+    """``h(sigmoid(s))`` computed from logs (no 1 - q cancellation)."""
+    logq = -np.logaddexp(0.0, -s)
+    logc = -np.logaddexp(0.0, s)
+    c = np.exp(logc)
+    return np.where(c > 0, -np.exp(logq) * logq / np.where(c > 0, c, 1.0), 1.0)
+
+
+def binary_logit_correction(s, gamma):
+    """``C(s) = (gamma+1) s - logit FC(s)`` for the binary focal calibration map (Prop. 2)."""
+    g = check_gamma(gamma)
+    s = np.asarray(s, dtype=np.float64)
+    return np.log1p(g * _h_of_logit(s)) - np.log1p(g * _h_of_logit(-s))
+
+
+def focal_calibration_logit(s, gamma):
+    """Logit of the binary focal calibration map applied to ``sigmoid(s)`` (Prop. 3's FC)."""
+    g = check_gamma(gamma)
+    return (g + 1.0) * np.asarray(s, dtype=np.float64) - binary_logit_correction(s, g)
+
+
+def slope_correction_at_zero(gamma) -> float:
+    """``C'(0) = gamma (2 log 2 - 1) / (1 + gamma log 2)``: ``logit FC(s) ~ (gamma+1-C'(0)) s`` near 0."""
+    g = check_gamma(gamma)
+    return g * (2.0 * math.log(2.0) - 1.0) / (1.0 + g * math.log(2.0))
+
+
+def tightest_temperature_bounds(gamma, *, s_max: float = 20.0, n: int = 20001):
+    """Tightest temperature bounds of FC over logits in ``(-s_max, s_max)``, exactly.
+
+    Returns ``(T_steep, T_flat)``: the largest ``T`` with ``sigmoid(s/T)`` above FC for
+    ``s > 0`` (below for ``s < 0``) and the smallest ``T`` with it below, computed as
+    ``1/(gamma + 1 - min C(s)/s)`` and ``1/(gamma + 1 - sup C(s)/s)`` on a grid of ``n``
+    logits in (0, s_max] together with the limit ``C'(0)``.
+    """
+    g = check_gamma(gamma, allow_negative=False)
+    s = np.linspace(0.0, s_max, n)[1:]
+    ratio = binary_logit_correction(s, g) / s
+    c0 = slope_correction_at_zero(g)
+    return 1.0 / (g + 1.0 - min(ratio.min(), c0)), 1.0 / (g + 1.0 - max(ratio.max(), c0))
+
+
+def paper_grid_temperature_bounds(gamma, *, s_max: float = 20.0, s_step: float = 1e-3,
+                                  t_step: float = 1e-3, dtype=np.float64):
+    """The paper's experimental search (Sec. 3.2), emulated in probability space.
+
+    Logits ``s`` on ``(-s_max, s_max)`` with step ``s_step``; temperatures on
+    ``t_step, 2 t_step, ...``; a temperature map bounds FC when ``sigmoid(s/T) >= FC(s)``
+    for all ``s >= 0`` and ``<=`` for ``s < 0`` (steep side), or the reverse (flat side),
+    with both sides evaluated in ``dtype`` (so probabilities saturate at 1 as in plain
+    floating point). Returns ``(largest steep T, smallest flat T)``, found by bisection on
+    the temperature grid (the bounding property is monotone in ``T``).
+    """
+    g = check_gamma(gamma, allow_negative=False)
+    k = int(round(s_max / s_step))
+    s = (np.arange(-k + 1, k) * s_step).astype(dtype)
+    fc = focal_calibration_map(np.stack([1 / (1 + np.exp(s.astype(np.float64))),
+                                         1 / (1 + np.exp(-s.astype(np.float64)))], -1), g)
+    fc = fc[:, 1].astype(dtype)
+    pos = s >= 0
+
+    def ts(i):
+        with np.errstate(over="ignore"):
+            return (1 / (1 + np.exp(-s / dtype(i * t_step)))).astype(dtype)
+
+    def steep_ok(i):
+        t = ts(i)
+        return bool(np.all(t[pos] >= fc[pos]) and np.all(t[~pos] <= fc[~pos]))
+
+    def flat_ok(i):
+        t = ts(i)
+        return bool(np.all(t[pos] <= fc[pos]) and np.all(t[~pos] >= fc[~pos]))
+
+    def boundary(ok, lo, hi):
+        # ok(lo) differs from ok(hi); return the last index where ok(lo) still holds.
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if ok(mid) == ok(lo) else (lo, mid)
+        return lo, hi
+
+    n_t = int(round(2.0 / t_step))
+    steep = boundary(steep_ok, 1, n_t)[0]
+    flat = boundary(flat_ok, 1, n_t)[1]
+    return steep * t_step, flat * t_step
+
+
+def prop3_check(gamma, s_values, *, dps: int | None = None):
+    """Prop. 3 in mpmath: which reading of the printed inequality holds.
+
+    ``dps`` (decimal digits) defaults to ``30 + (gamma+1) max|s| / log(10)``, enough that
+    ``1 - sigmoid((gamma+1) s)`` is still resolved at the largest logit.
+
+    Readings, for ``s != 0`` (at ``s = 0`` all maps equal 1/2, so the printed strict
+    inequality for ``s >= 0`` cannot hold there):
+
+    - ``"as_printed"``: exponents ``-s/(gamma+1)`` and ``-s/(gamma+1-log(gamma+1)/2)``,
+      ``A > FC > B`` for ``s < 0`` and ``A < FC < B`` for ``s > 0``;
+    - ``"temperatures_printed_order"``: the stated temperatures, ``sigmoid(s/T)``, i.e.
+      exponents ``-(gamma+1) s`` and ``-(gamma+1-log(gamma+1)/2) s``, same order;
+    - ``"temperatures_reversed"``: the stated temperatures with both inequalities reversed.
+
+    Returns ``{reading: (violations, first violating s or None, (A, FC, B) there)}``.
+    """
+    import mpmath as mp
+
+    g = check_gamma(gamma, allow_negative=False)
+    s_values = np.asarray(s_values, dtype=np.float64).ravel()
+    if dps is None:
+        dps = 30 + int((g + 1.0) * float(np.abs(s_values).max(initial=0.0)) / math.log(10.0))
+    with mp.workdps(dps):
+        gm = mp.mpf(g)
+        k_steep = gm + 1
+        k_flat = gm + 1 - mp.log(gm + 1) / 2
+
+        def w(q):
+            return q / ((1 - q) ** gm * (1 - gm * q * mp.log(q) / (1 - q)))
+
+        def sig(x):
+            return 1 / (1 + mp.exp(-x))
+
+        out = {}
+        rows = []
+        for sv in s_values:
+            if sv == 0.0:
+                continue
+            s = mp.mpf(float(sv))
+            q = sig(s)
+            fc = w(q) / (w(q) + w(1 - q))
+            rows.append((float(sv), s, fc))
+        readings = {
+            "as_printed": (lambda s: sig(s / k_steep), lambda s: sig(s / k_flat), False),
+            "temperatures_printed_order": (lambda s: sig(k_steep * s),
+                                           lambda s: sig(k_flat * s), False),
+            "temperatures_reversed": (lambda s: sig(k_steep * s), lambda s: sig(k_flat * s), True),
+        }
+        for name, (fa, fb, rev) in readings.items():
+            bad, first = 0, (None, None)
+            for sv, s, fc in rows:
+                a, b = fa(s), fb(s)
+                holds = (a > fc > b) if (sv < 0) != rev else (a < fc < b)
+                if not holds:
+                    bad += 1
+                    if first[0] is None:
+                        first = (sv, (float(a), float(fc), float(b)))
+            out[name] = (bad, first[0], first[1])
+    return out
+
+
+def logit_grid(n_classes: int, step: float, lim: float = 5.0):
+    """Logit vectors with the last logit 0 and the others on ``[-lim, lim]`` with ``step``."""
+    if n_classes < 2:
+        raise ValueError(f"n_classes must be >= 2, got {n_classes}")
+    ax = np.arange(-lim, lim + step / 2, step)
+    mesh = np.meshgrid(*([ax] * (n_classes - 1)), indexing="ij")
+    return np.stack([m.ravel() for m in mesh] + [np.zeros(mesh[0].size)], axis=-1)
+
+
+def closest_temperature(gamma, logits):
+    """Temperature whose map is closest to focal calibration in the max-norm (Sec. 3.2/3.3).
+
+    Minimises ``max |FC(softmax(z)) - softmax(z / T)|`` over the logit vectors ``z``
+    (rows of ``logits``) and classes: a 16-point scan over ``1/T`` in [0.5, gamma + 1.5]
+    followed by a bounded scalar refinement between the neighbours of the best scan point.
+    Returns ``(T, max deviation)``.
+    """
+    g = check_gamma(gamma)
+    z = np.asarray(logits, dtype=np.float64)
+    z = z - z.max(-1, keepdims=True)
+    fc = focal_calibration_map(softmax(z, axis=-1), g)
+
+    def dev(k):
+        e = np.exp(k * z)
+        return float(np.abs(fc - e / e.sum(-1, keepdims=True)).max())
+
+    ks = np.linspace(0.5, max(g, 0.0) + 1.5, 16)
+    i = int(np.argmin([dev(k) for k in ks]))
+    lo, hi = ks[max(i - 1, 0)], ks[min(i + 1, len(ks) - 1)]
+    r = minimize_scalar(dev, bounds=(lo, hi), method="bounded", options={"xatol": 1e-7})
+    return 1.0 / float(r.x), float(r.fun)
+
+
+def temperature_fits(gammas, logits):
+    """:func:`closest_temperature` for each gamma: arrays ``(T, max deviation)``."""
+    res = np.array([closest_temperature(g, logits) for g in np.asarray(gammas, float)])
+    return res[:, 0], res[:, 1]
+
+
+def linear_fit(gammas, inv_t):
+    """Least-squares line ``1/T ~ slope gamma + intercept``; returns slope, intercept, max residual."""
+    x, y = np.asarray(gammas, float), np.asarray(inv_t, float)
+    slope, intercept = np.polyfit(x, y, 1)
+    return float(slope), float(intercept), float(np.abs(slope * x + intercept - y).max())
