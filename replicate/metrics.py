@@ -1,0 +1,401 @@
+"""Calibration and accuracy metrics of the five papers, on one float64 binning core.
+
+Inputs are numpy arrays or torch tensors: probabilities ``probs`` of shape (N, K) and
+integer ``labels`` of shape (N,). Results are Python floats, as fractions (the book
+prints percentages). Binned metrics use :mod:`replicate.binning`: ``n_bins`` equal-width
+(``binning="width"``) or equal-mass (``"mass"``) bins, ``closed="right"`` meaning
+intervals (lower, upper] with 0 in the first bin (Guo et al. 2017; Mukhoti et al. 2020,
+Eq. 1), ``closed="left"`` meaning [lower, upper) with 1 in the last bin (torchmetrics).
+
+Keyword-only options shared by the functions that take probabilities:
+
+* ``is_probs=True``: with ``False`` the first argument holds logits and is turned into
+  float64 probabilities by :func:`probs_from_logits`;
+* ``validate=True``: check that probabilities are finite, in [0, 1] and that rows sum to
+  1 within 1e-3 (float32 softmax); ``False`` skips these O(NK) checks (shapes and label
+  range are always checked).
+
+Top-label metrics use the confidence ``max_k p_k`` and the prediction ``argmax_k p_k``
+(ties go to the lowest class index, as in numpy and torch).
+
+``paper_compat=True`` (``adaptive_ece``, ``classwise_ece``) reproduces the released code of
+Mukhoti et al. (torrvision/focal_calibration, ``Metrics/metrics.py``), which AdaFocal, DFL
+and FCL reuse, so that numbers can be matched to the papers' code exactly (PROTOCOL.md).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.signal import fftconvolve
+from scipy.special import entr
+from scipy.stats import rankdata
+
+from . import binning as _b
+
+__all__ = [
+    "ReliabilityBins", "probs_from_logits", "reliability_bins", "ece", "adaptive_ece",
+    "classwise_ece", "mce", "rms_calibration_error", "nll", "brier", "error_rate",
+    "smooth_ece", "debiased_ece", "ece_sweep", "s99", "ood_auroc", "evaluate",
+]
+
+
+# ----------------------------------------------------------------------------- inputs
+def _logits(x, name: str = "logits") -> np.ndarray:
+    a = _b.as_matrix(x, name)
+    _b.check_finite(a, name)
+    return a
+
+
+def _log_softmax(z: np.ndarray) -> np.ndarray:
+    z = z.astype(np.float64)  # always a fresh float64 copy
+    z -= z.max(axis=1, keepdims=True)
+    z -= np.log(np.exp(z).sum(axis=1, keepdims=True))
+    return z
+
+
+def probs_from_logits(logits, temperature: float = 1.0) -> np.ndarray:
+    """Float64 softmax of ``logits / temperature`` (max-shifted, so it never overflows)."""
+    if not (isinstance(temperature, (int, float, np.floating)) and np.isfinite(temperature)
+            and temperature > 0):
+        raise ValueError(f"temperature must be a finite number > 0; got {temperature!r}")
+    z = _logits(logits).astype(np.float64) / float(temperature)
+    z -= z.max(axis=1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=1, keepdims=True)
+    return z
+
+
+def _prepare(probs, labels, is_probs: bool, validate: bool, name: str = "probs"):
+    p = _b.as_probs(probs, name, validate) if is_probs else probs_from_logits(probs)
+    return p, _b.as_labels(labels, p.shape[0], p.shape[1])
+
+
+def _top(probs, labels, is_probs, validate):
+    p, y = _prepare(probs, labels, is_probs, validate)
+    conf, pred = _b.top_label(p)
+    return conf, pred == y
+
+
+def _edges(conf, n_bins, binning):
+    if _b.check_choice("binning", binning, _b.BINNINGS) == "width":
+        return _b.width_edges(n_bins)
+    return _b.mass_edges(conf, n_bins)
+
+
+def _sums(conf, hit, n_bins, binning, closed):
+    e = _edges(conf, n_bins, binning)
+    idx = _b.bin_index(conf, e, closed, uniform=binning == "width")
+    return (e, *_b.bin_sums(idx, e.size - 1, conf, hit))
+
+
+# ----------------------------------------------------------------------------- reliability
+@dataclass(frozen=True)
+class ReliabilityBins:
+    """Per-bin statistics of a reliability diagram (Guo et al. 2017, Sec. 2).
+
+    ``edges`` has n_bins + 1 entries; ``count`` is the number of samples per bin;
+    ``mean_confidence`` and ``accuracy`` are bin means; ``gap = accuracy - mean_confidence``
+    (negative: over-confident). The three means are NaN for empty bins.
+    """
+
+    edges: np.ndarray
+    count: np.ndarray
+    mean_confidence: np.ndarray
+    accuracy: np.ndarray
+    gap: np.ndarray
+
+    @property
+    def ece(self) -> float:
+        """Count-weighted mean of |gap| (Mukhoti et al. 2020, Eq. 1)."""
+        w = self.count / self.count.sum()
+        return float(np.nansum(w * np.abs(self.gap)))
+
+    def to_frame(self):
+        """pandas DataFrame, one row per bin: lower, upper, count, confidence, accuracy, gap."""
+        import pandas as pd
+
+        return pd.DataFrame({
+            "lower": self.edges[:-1], "upper": self.edges[1:], "count": self.count,
+            "mean_confidence": self.mean_confidence, "accuracy": self.accuracy, "gap": self.gap,
+        })
+
+
+def reliability_bins(probs, labels, n_bins: int = 15, binning: str = "width",
+                     closed: str = "right", *, is_probs: bool = True,
+                     validate: bool = True) -> ReliabilityBins:
+    """Top-label reliability statistics per bin (see the module docstring for the bins)."""
+    conf, hit = _top(probs, labels, is_probs, validate)
+    e, c, sc, sh = _sums(conf, hit, n_bins, binning, closed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mc, acc = sc / c, sh / c
+    return ReliabilityBins(e, c, mc, acc, acc - mc)
+
+
+# ----------------------------------------------------------------------------- binned errors
+def _ece_from_sums(c, sc, sh, n):
+    return float(np.abs(sh - sc).sum() / n)
+
+
+def ece(probs, labels, n_bins: int = 15, binning: str = "width", closed: str = "right", *,
+        is_probs: bool = True, validate: bool = True) -> float:
+    """Expected calibration error, ``sum_b |B_b|/N |A_b - C_b|`` (Mukhoti et al. 2020, Eq. 1;
+    Naeini et al. 2015; Guo et al. 2017), computed as ``sum_b |sum_hits_b - sum_conf_b| / N``."""
+    conf, hit = _top(probs, labels, is_probs, validate)
+    _, c, sc, sh = _sums(conf, hit, n_bins, binning, closed)
+    return _ece_from_sums(c, sc, sh, conf.size)
+
+
+def adaptive_ece(probs, labels, n_bins: int = 15, paper_compat: bool = False, *,
+                 is_probs: bool = True, validate: bool = True) -> float:
+    """AdaECE (Mukhoti et al. 2020, Eq. 3): ECE over equal-mass bins.
+
+    Default: ``ece(..., binning="mass")``, every sample in exactly one bin.
+
+    ``paper_compat=True`` reproduces ``AdaptiveECELoss`` of the released code:
+
+    1. edges ``np.interp(np.linspace(0, N, n_bins + 1), np.arange(N), np.sort(conf))``
+       (the grid overshoots the last index, so edges are shifted by up to one rank and the
+       last edge is the maximum); float32 input compares against float32-rounded edges, as
+       torch does with a Python float;
+    2. every bin is (lower, upper], the first included, so the samples equal to the minimum
+       confidence fall in no bin and are dropped, while the weights stay ``|B_b| / N``;
+    3. tied confidences make equal edges, i.e. empty bins, and the tied samples pile into
+       one bin.
+    """
+    p, y = _prepare(probs, labels, is_probs, validate)
+    conf, pred = _b.top_label(p)
+    hit = pred == y
+    if not paper_compat:
+        _, c, sc, sh = _sums(conf, hit, n_bins, "mass", "right")
+        return _ece_from_sums(c, sc, sh, conf.size)
+    e = _b.paper_adaptive_edges(conf.astype(p.dtype), n_bins)  # confidences at input dtype
+    idx = _b.bin_index(conf, e, "right", drop_outside=True)
+    c, sc, sh = _b.bin_sums(idx, n_bins, conf, hit)
+    return _ece_from_sums(c, sc, sh, conf.size)
+
+
+def classwise_ece(probs, labels, n_bins: int = 15, paper_compat: bool = False, *,
+                  closed: str = "right", is_probs: bool = True, validate: bool = True) -> float:
+    """Classwise ECE (Kull et al. 2019; Mukhoti et al. 2020, Sec. 5): mean over classes k of
+    the equal-width ECE of ``p_k`` against ``1[y = k]``.
+
+    ``paper_compat=True`` reproduces ``ClasswiseECELoss`` of the released code:
+
+    1. the number of classes is ``max(labels) + 1``: classes above the largest label
+       present are left out of the mean;
+    2. edges are ``torch.linspace(0, 1, n_bins + 1)`` in float32;
+    3. every bin is (lower, upper], the first included, so probabilities exactly 0 (float32
+       softmax underflow) fall in no bin and are dropped, weights staying ``|B_b| / N``.
+    """
+    p, y = _prepare(probs, labels, is_probs, validate)
+    n_bins = _b.check_n_bins(n_bins)
+    if paper_compat:
+        k = int(y.max()) + 1
+        c, sc, sh = _b.classwise_sums(p, y, _b.paper_width_edges(n_bins), "right",
+                                      n_classes=k, drop_outside=True)
+    else:
+        c, sc, sh = _b.classwise_sums(p, y, _b.width_edges(n_bins), closed)
+    return float(np.abs(sh - sc).sum(axis=1).mean() / p.shape[0])
+
+
+def mce(probs, labels, n_bins: int = 15, binning: str = "width", *, closed: str = "right",
+        is_probs: bool = True, validate: bool = True) -> float:
+    """Maximum calibration error ``max_b |A_b - C_b|`` over non-empty bins (Mukhoti Eq. 2)."""
+    r = reliability_bins(probs, labels, n_bins, binning, closed, is_probs=is_probs,
+                         validate=validate)
+    return float(np.nanmax(np.abs(r.gap)))
+
+
+def rms_calibration_error(probs, labels, n_bins: int = 15, binning: str = "width", *,
+                          closed: str = "right", is_probs: bool = True,
+                          validate: bool = True) -> float:
+    """Binned L2 calibration error ``sqrt(sum_b |B_b|/N (A_b - C_b)^2)`` (Nixon et al. 2019)."""
+    conf, hit = _top(probs, labels, is_probs, validate)
+    _, c, sc, sh = _sums(conf, hit, n_bins, binning, closed)
+    nz = c > 0
+    return float(np.sqrt(np.sum((sh[nz] - sc[nz]) ** 2 / c[nz]) / conf.size))
+
+
+def debiased_ece(probs, labels, n_bins: int = 15, binning: str = "mass", *,
+                 closed: str = "right", is_probs: bool = True, validate: bool = True) -> float:
+    """Debiased L2 calibration error of Kumar et al. (2019, Sec. 5, "debiased estimator").
+
+    ``sqrt(max(0, sum_b |B_b|/N [(A_b - C_b)^2 - A_b (1 - A_b) / (|B_b| - 1)]))``, where
+    bins with fewer than two samples contribute 0, as in their ``calibration`` package
+    (``unbiased_l2_ce``). It estimates the L2 (RMS) error, not the L1 ECE.
+    """
+    conf, hit = _top(probs, labels, is_probs, validate)
+    _, c, sc, sh = _sums(conf, hit, n_bins, binning, closed)
+    ok = c >= 2
+    a, cf, m = sh[ok] / c[ok], sc[ok] / c[ok], c[ok]
+    sq = np.sum(m * ((a - cf) ** 2 - a * (1 - a) / (m - 1))) / conf.size
+    return float(np.sqrt(max(sq, 0.0)))
+
+
+def ece_sweep(probs, labels, binning: str = "width", *, p: float = 1.0, closed: str = "right",
+              return_n_bins: bool = False, is_probs: bool = True, validate: bool = True):
+    """ECE_sweep of Roelofs et al. (2022): the binned L_p error with the largest number of
+    bins that keeps bin accuracies monotone (see :func:`replicate.binning.sweep`).
+
+    With ``return_n_bins=True`` returns ``(error, n_bins_chosen)``. The number of steps
+    grows with the chosen bin count (up to N - 1 for perfectly sorted outcomes).
+    """
+    if not (isinstance(p, (int, float)) and p >= 1):
+        raise ValueError(f"p must be a number >= 1; got {p!r}")
+    conf, hit = _top(probs, labels, is_probs, validate)
+    err, nb = _b.sweep(conf, hit, binning, closed, float(p))
+    return (err, nb) if return_n_bins else err
+
+
+# ----------------------------------------------------------------------------- smooth ECE
+def _splat(f, v, m):
+    """Linear interpolation of weights v at f onto m grid points (relplot smooth_round_to_grid)."""
+    pos = f * (m - 1)
+    i = np.clip(pos.astype(np.intp), 0, m - 2)
+    frac = pos - i
+    return np.bincount(i, (1 - frac) * v, minlength=m) + np.bincount(i + 1, frac * v, minlength=m)
+
+
+def _reflected_smooth(f, v, t, sigma):
+    """relplot ReflectedGaussianKernel.apply: splat, reflect at 0 and 1, convolve, interpolate."""
+    m = max(2000, round(20 / sigma)) // 2 + 1
+    g = np.linspace(0, 1, m)
+    ker = np.exp(-(g - 0.5) ** 2 / (2 * sigma ** 2)) / (np.sqrt(2 * np.pi) * sigma)
+    vals = _splat(f, v, m)
+    ext = np.concatenate([vals[::-1][:-1], vals, vals[::-1][1:]])
+    sm = fftconvolve(ext, ker, mode="valid")[m // 2: m // 2 + m]
+    j = np.clip((t * (m - 1)).astype(np.intp), 0, m - 2)
+    w = (t - j / (m - 1)) * (m - 1)
+    return sm[j] * (1 - w) + sm[j + 1] * w
+
+
+def _smece_sigma(f, r, sigma):
+    t = np.linspace(0, 1, max(round(10 / sigma), 200))
+    ys = _reflected_smooth(f, r, t, sigma)
+    dens = _reflected_smooth(f, np.ones_like(f), t, sigma) + 1e-4
+    return float(np.sum(np.abs(ys / dens) * dens) / np.sum(dens))
+
+
+def smooth_ece(probs, labels, *, sigma: float | None = None, is_probs: bool = True,
+               validate: bool = True) -> float:
+    """Top-label SmoothECE of Blasiok & Nakkiran (2023), a port of ``relplot.smECE``.
+
+    Residuals ``conf - 1[correct]`` are smoothed with a Gaussian kernel reflected at 0 and
+    1; the bandwidth is the fixed point ``sigma = smECE_sigma`` found by relplot's
+    bisection (10 halvings from 1, floor 1e-3). ``sigma`` fixes the bandwidth instead.
+    Differs from relplot only by FFT instead of direct convolution (~1e-15).
+    """
+    conf, hit = _top(probs, labels, is_probs, validate)
+    r = conf - hit
+    if sigma is not None:
+        if not (isinstance(sigma, (int, float)) and 0 < sigma <= 1):
+            raise ValueError(f"sigma must be a number in (0, 1]; got {sigma!r}")
+        return _smece_sigma(conf, r, float(sigma))
+
+    def too_small(s):
+        return s < 1e-3 or s < _smece_sigma(conf, r, s)
+
+    lo, hi = 1.0, 0.0
+    if not too_small(1.0):
+        for _ in range(10):
+            mid = (lo + hi) / 2
+            if too_small(mid):
+                hi = mid
+            else:
+                lo = mid
+    return _smece_sigma(conf, r, lo)
+
+
+# ----------------------------------------------------------------------------- proper scores
+def nll(logits, labels) -> float:
+    """Mean negative log-likelihood ``-mean_i log softmax(z_i)[y_i]`` from logits (float64
+    log-softmax, so no probability ever underflows to log 0)."""
+    z = _logits(logits)
+    y = _b.as_labels(labels, z.shape[0], z.shape[1])
+    lp = _log_softmax(z)
+    return float(-lp[np.arange(y.size), y].mean())
+
+
+def brier(probs, labels, *, is_probs: bool = True, validate: bool = True) -> float:
+    """Multiclass Brier score (Brier 1950), as in the papers: squared error between the
+    probability vector and the one-hot label, summed over the K classes and averaged over
+    samples, ``mean_i sum_k (p_ik - 1[y_i = k])^2`` (range [0, 2])."""
+    p, y = _prepare(probs, labels, is_probs, validate)
+    return _brier(p, y)
+
+
+def _brier(p, y):
+    rows = max(1, _b._CHUNK // p.shape[1])
+    sq = sum(float(np.einsum("ij,ij->", b64 := p[a:a + rows].astype(np.float64), b64))
+             for a in range(0, p.shape[0], rows))
+    pt = p[np.arange(y.size), y].astype(np.float64)
+    return float((sq - 2.0 * pt.sum()) / y.size + 1.0)
+
+
+def error_rate(probs, labels, *, is_probs: bool = True, validate: bool = True) -> float:
+    """Top-1 error, the fraction of samples whose argmax differs from the label."""
+    conf, hit = _top(probs, labels, is_probs, validate)
+    return float(1.0 - hit.mean())
+
+
+def s99(probs, labels, threshold: float = 0.99, *, is_probs: bool = True,
+        validate: bool = True) -> tuple[float, float]:
+    """Mukhoti et al. (2020), Table 6: the share of samples with confidence >= ``threshold``
+    (the set S99) and the accuracy on S99 (NaN when S99 is empty)."""
+    if not (isinstance(threshold, (int, float)) and 0 < threshold <= 1):
+        raise ValueError(f"threshold must be a number in (0, 1]; got {threshold!r}")
+    conf, hit = _top(probs, labels, is_probs, validate)
+    sel = conf >= threshold
+    return float(sel.mean()), (float(hit[sel].mean()) if sel.any() else float("nan"))
+
+
+def _entropy(p):
+    rows = max(1, _b._CHUNK // p.shape[1])
+    return np.concatenate([entr(p[a:a + rows].astype(np.float64)).sum(axis=1)
+                           for a in range(0, p.shape[0], rows)])
+
+
+def ood_auroc(probs_in, probs_out, *, is_probs: bool = True, validate: bool = True) -> float:
+    """AUROC of predictive entropy ``-sum_k p_k log p_k`` for telling out-of-distribution
+    samples (positives) from in-distribution ones, i.e. P(H_out > H_in) + P(H_out = H_in)/2
+    (Mann-Whitney with mid-ranks for ties)."""
+    get = (lambda x, nm: _b.as_probs(x, nm, validate)) if is_probs else \
+        (lambda x, nm: probs_from_logits(x))
+    pi, po = get(probs_in, "probs_in"), get(probs_out, "probs_out")
+    if pi.shape[1] != po.shape[1]:
+        raise ValueError(f"probs_in and probs_out must have the same number of classes K; "
+                         f"got {pi.shape[1]} and {po.shape[1]}")
+    h_in, h_out = _entropy(pi), _entropy(po)
+    r = rankdata(np.concatenate([h_in, h_out]))[h_in.size:]
+    n0, n1 = h_in.size, h_out.size
+    return float((r.sum() - n1 * (n1 + 1) / 2.0) / (n0 * n1))
+
+
+# ----------------------------------------------------------------------------- per epoch
+def evaluate(logits, labels, n_bins: int = 15) -> dict:
+    """The cheap metrics in one pass over ``softmax(logits)``: ``error``, ``nll``, ``ece``
+    (equal width), ``adaece`` (equal mass), ``classwise_ece``, ``mce`` (equal width) and
+    ``brier``, all fractions, with the defaults of the functions of the same names."""
+    z = _logits(logits)
+    y = _b.as_labels(labels, z.shape[0], z.shape[1])
+    n_bins = _b.check_n_bins(n_bins)
+    lp = _log_softmax(z)
+    p = np.exp(lp)
+    conf, pred = _b.top_label(p)
+    hit = pred == y
+    n = y.size
+    _, c, sc, sh = _sums(conf, hit, n_bins, "width", "right")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = np.abs(sh - sc) / c
+    _, cm, scm, shm = _sums(conf, hit, n_bins, "mass", "right")
+    kc, ks, kh = _b.classwise_sums(p, y, _b.width_edges(n_bins), "right")
+    return {
+        "error": float(1.0 - hit.mean()),
+        "nll": float(-lp[np.arange(n), y].mean()),
+        "ece": _ece_from_sums(c, sc, sh, n),
+        "adaece": _ece_from_sums(cm, scm, shm, n),
+        "classwise_ece": float(np.abs(kh - ks).sum(axis=1).mean() / n),
+        "mce": float(np.nanmax(gap)),
+        "brier": _brier(p, y),
+    }
