@@ -1,0 +1,208 @@
+"""Profiles: how much data, which network and how long a schedule a chapter uses.
+
+Every training chapter runs at one of four profiles, defined here and nowhere else:
+
+``smoke``
+    tests only: a tiny CNN on about a thousand images for one epoch (seconds);
+``cpu``
+    the default of ``make book``: a CIFAR-10 subset and a small ResNet on two CPU
+    cores, sized so that about ten methods train in at most ten minutes in total
+    while the cross-entropy model is still measurably over-confident;
+``gpu``
+    the full data and the papers' networks on a shortened schedule;
+``paper``
+    the protocol as the authors' public code runs it (PROTOCOL.md "Training"):
+    SGD, lr 0.1, momentum 0.9, weight decay 5e-4, batch 128, 350 epochs, lr x0.1
+    at epochs 150 and 250, gradient-norm clipping at 2, last-epoch evaluation.
+
+Learning-rate milestones are *fractions* of the total number of epochs
+(150/350 and 250/350), so a shortened run keeps the schedule's shape. Mukhoti et
+al.'s loop steps the scheduler at the start of each epoch, which makes each decay
+land one epoch early; ``lr_step_at_epoch_start`` reproduces that on purpose (on in
+``paper``, off elsewhere). Text data sets (20 Newsgroups) follow Mukhoti et al.,
+Appendix D: Adam, lr 1e-3, betas (0.9, 0.999), 50 epochs and the model with the best
+validation accuracy; the ``text`` mapping of a profile holds those overrides.
+
+This module imports neither torch nor pandas at import time, so that the chapter
+runner can validate a profile name cheaply.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+PAPER_MILESTONES = (150 / 350, 250 / 350)
+
+#: The settings a profile fixes, each with a one-line meaning (printed by :func:`describe`).
+MEANINGS = {
+    "purpose": "what the profile is for",
+    "n_train": "training images (None: all of the split)",
+    "n_val": "validation images (None: all of the split)",
+    "n_test": "test images (None: all of the split)",
+    "model": "default image network",
+    "models": "image networks a chapter sweeps at this profile",
+    "text_model": "network for text data sets",
+    "epochs": "training epochs",
+    "batch_size": "mini-batch size",
+    "optimizer": "optimiser (sgd or adam)",
+    "lr": "initial learning rate",
+    "momentum": "SGD momentum (no Nesterov)",
+    "weight_decay": "L2 weight decay",
+    "milestones": "lr decay points as fractions of the epochs",
+    "decayed_from": "first epoch (1-based) at each decayed lr",
+    "lr_decay": "lr factor at each milestone",
+    "lr_step_at_epoch_start": "Mukhoti's quirk: each decay lands one epoch early",
+    "clip_grad_norm": "gradient-norm clipping threshold (None: off)",
+    "augment": "random crop (4-pixel zero padding) and horizontal flip",
+    "select": "which epoch's model is evaluated",
+    "eval_every_epoch": "train/val/test metrics after every epoch",
+    "precision": "float32, or bf16 autocast",
+    "seeds": "torch seeds a chapter averages over",
+    "text": "overrides for text data sets",
+}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One profile: data sizes, network and schedule (see the module docstring)."""
+
+    name: str
+    purpose: str
+    n_train: int | None
+    n_val: int | None
+    n_test: int | None
+    model: str
+    models: tuple[str, ...]
+    epochs: int
+    batch_size: int = 128
+    text_model: str = "text_cnn"
+    optimizer: str = "sgd"
+    lr: float = 0.1
+    momentum: float = 0.9
+    weight_decay: float = 5e-4
+    milestones: tuple[float, ...] = PAPER_MILESTONES
+    lr_decay: float = 0.1
+    lr_step_at_epoch_start: bool = False
+    clip_grad_norm: float | None = 2.0
+    augment: bool = True
+    select: str = "last"
+    eval_every_epoch: bool = False
+    precision: str = "float32"
+    seeds: tuple[int, ...] = (1,)
+    text: dict = field(default_factory=dict)
+
+    def settings(self, kind: str = "image") -> dict:
+        """The training settings for a data set of ``kind`` ("image" or "text").
+
+        Returns a plain dict of every field except ``name``, ``purpose``, ``models`` and
+        ``text``, with the ``text`` overrides applied when ``kind == "text"`` (``model`` is
+        then the text network).
+        """
+        if kind not in ("image", "text"):
+            raise ValueError(f"kind must be 'image' or 'text', got {kind!r}")
+        out = {f.name: getattr(self, f.name) for f in fields(self)
+               if f.name not in ("name", "purpose", "models", "text", "text_model", "seeds")}
+        if kind == "text":
+            out["model"] = self.text_model
+            out.update(self.text)
+        return out
+
+
+def _text(epochs: int, n_train: int | None, n_val: int | None, n_test: int | None) -> dict:
+    """Mukhoti et al. (2020), Appendix D, for 20 Newsgroups: Adam 1e-3, best validation accuracy.
+
+    The paper does not state a batch size, weight decay or clipping for the text CNN;
+    we keep the image batch size and use no weight decay, no clipping, no lr decay.
+    """
+    return {"optimizer": "adam", "lr": 1e-3, "momentum": 0.9, "weight_decay": 0.0,
+            "milestones": (), "clip_grad_norm": None, "augment": False,
+            "select": "best_val_accuracy", "epochs": epochs,
+            "n_train": n_train, "n_val": n_val, "n_test": n_test}
+
+
+PROFILES: dict[str, Profile] = {
+    "smoke": Profile(
+        name="smoke", purpose="tests: seconds per run",
+        n_train=1000, n_val=500, n_test=500, model="tiny_cnn", models=("tiny_cnn",),
+        epochs=1, text=_text(1, 1000, 500, 500)),
+    "cpu": Profile(
+        name="cpu", purpose="make book on 2 CPU cores: about ten methods in at most ten minutes",
+        n_train=5000, n_val=1000, n_test=2000, model="resnet8", models=("resnet8",),
+        epochs=8, text=_text(5, 4000, 1000, 2000)),
+    "gpu": Profile(
+        name="gpu", purpose="one GPU: full data, the papers' networks, shortened schedule",
+        n_train=None, n_val=None, n_test=None, model="resnet50",
+        models=("resnet50", "resnet110", "wide_resnet26_10", "densenet121"),
+        epochs=100, text=_text(20, None, None, None)),
+    "paper": Profile(
+        name="paper", purpose="the exact protocol of the authors' code (PROTOCOL.md)",
+        n_train=None, n_val=None, n_test=None, model="resnet50",
+        models=("resnet50", "resnet110", "wide_resnet26_10", "densenet121"),
+        epochs=350, lr_step_at_epoch_start=True, text=_text(50, None, None, None)),
+}
+
+
+def get_profile(name: str | Profile) -> Profile:
+    """The profile called ``name`` (a :class:`Profile` passes through); ValueError lists the names."""
+    if isinstance(name, Profile):
+        return name
+    if name not in PROFILES:
+        raise ValueError(f"unknown profile {name!r}; allowed profiles: {', '.join(PROFILES)}")
+    return PROFILES[name]
+
+
+def decayed_from(milestones, epochs: int, lr_step_at_epoch_start: bool = False) -> tuple[int, ...]:
+    """The first 1-based epoch run at each decayed learning rate.
+
+    Milestone ``f`` becomes epoch index ``m = max(1, round(f * epochs))``; a scheduler stepped
+    after each epoch first uses the decayed rate in 1-based epoch ``m + 1`` (Mukhoti et
+    al.: "0.1 for the first 150 epochs"), Mukhoti's loop, stepping at epoch start, in
+    epoch ``m`` (see :mod:`replicate.training.schedule`).
+    """
+    shift = 1 if lr_step_at_epoch_start else 0
+    first = (max(1, int(round(f * epochs))) - shift + 1 for f in milestones)
+    return tuple(e for e in first if e <= epochs)
+
+
+def _show(value) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, tuple):
+        if all(isinstance(v, float) for v in value) and value:
+            return "(" + ", ".join(f"{v:.4g}" for v in value) + ")"
+        return ", ".join(str(v) for v in value) if value else "none"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}={_show(v)}" for k, v in value.items())
+    return str(value)
+
+
+def describe(*names: str):
+    """A table of the profiles' settings (rows) for ``names`` (columns; default all four).
+
+    Chapters print it so that every figure can be traced to the data sizes and the
+    schedule that produced it. Returns a pandas DataFrame of strings with a ``meaning``
+    column; ``describe("cpu").to_markdown()`` needs the optional ``tabulate`` package,
+    :func:`markdown` does not.
+    """
+    import pandas as pd
+
+    chosen = [get_profile(n) for n in (names or tuple(PROFILES))]
+    values = [{**asdict(p), "decayed_from": decayed_from(p.milestones, p.epochs, p.lr_step_at_epoch_start)}
+              for p in chosen]
+    rows = {key: [_show(v[key]) for v in values] for key in MEANINGS}
+    frame = pd.DataFrame(rows, index=[p.name for p in chosen]).T
+    frame.insert(0, "meaning", [MEANINGS[k] for k in frame.index])
+    frame.index.name = "setting"
+    return frame
+
+
+def markdown(*names: str) -> str:
+    """:func:`describe` as a GitHub-flavoured markdown table (no extra dependency)."""
+    frame = describe(*names)
+    header = ["setting", *frame.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for key, row in frame.iterrows():
+        cells = [key, *(str(v).replace("|", "\\|") for v in row)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,157 @@
+"""What the training loop measures besides the loss: logits, per-split summaries, weight
+and gradient norms.
+
+``split_summary`` gives the quantities of Mukhoti et al. (2020), Figure 3: test NLL over
+all, correctly and incorrectly classified samples (3a-c), the softmax entropy of the
+misclassified samples (3d), the mean probability of the true class for correct and
+incorrect samples (3e-f), next to the calibration metrics of :mod:`replicate.metrics`
+(3g: ECE). ``fc_weight_norm`` is Figure 3(h), the L2 norm of the last linear layer's
+weights. ``grad_norm_histogram`` is Figure 4(b-d): for a last layer ``z = W h + b`` the
+per-sample gradient of the loss with respect to ``W`` is the outer product
+``(dL_i/dz_i) h_i^T``, whose Frobenius norm is ``||dL_i/dz_i|| * ||h_i||`` - exact and
+computed for every training sample from one forward pass, without per-sample backward
+passes.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+
+import numpy as np
+import torch
+
+#: log10 edges of the gradient-norm histograms (fixed so that epochs and losses compare).
+GRAD_LOG10_EDGES = np.linspace(-8.0, 2.0, 51)
+
+
+def _info(info, key, default=None):
+    if isinstance(info, dict):
+        return info.get(key, default)
+    return getattr(info, key, default)
+
+
+def autocast(device: torch.device, precision: str):
+    """bf16 autocast context for ``precision == "bf16"``, else a null context."""
+    if precision == "bf16":
+        return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def prepare(xb: torch.Tensor, info, *, split: str = "train", augment: bool = False,
+            generator=None) -> torch.Tensor:
+    """A batch as the network sees it: images augmented (optional) then normalised on device
+    (the test split with ``info.test_stats``, which differ only when a reference-code bug is
+    switched on on purpose); text token ids unchanged."""
+    if _info(info, "kind", "image") != "image":
+        return xb
+    from .. import data
+
+    if augment:
+        xb = data.augment(xb, generator=generator)
+    mean, std = _info(info, "mean"), _info(info, "std")
+    if split == "test" and hasattr(info, "test_stats"):
+        mean, std = info.test_stats
+    return data.normalize(xb, mean, std)
+
+
+def loss_reduction(loss) -> str:
+    """``"sum"`` or ``"mean"``: how the loss reduces over the batch (PROTOCOL.md "Training")."""
+    red = getattr(loss, "reduction", None)
+    if red is None and hasattr(loss, "config"):
+        red = loss.config().get("reduction")
+    return red or "sum"
+
+
+@torch.no_grad()
+def predict(model, x: torch.Tensor, info, *, split: str = "val", batch_size: int = 1000,
+            precision: str = "float32", device: torch.device | None = None) -> torch.Tensor:
+    """float32 logits of ``x`` in eval mode, in chunks of ``batch_size`` (stays on device)."""
+    device = device or next(model.parameters()).device
+    model.eval()
+    out = []
+    for i in range(0, x.shape[0], batch_size):
+        xb = prepare(x[i:i + batch_size].to(device), info, split=split)
+        with autocast(device, precision):
+            out.append(model(xb).float())
+    return torch.cat(out) if out else torch.zeros(0, device=device)
+
+
+def fc_weight_norm(model) -> float:
+    """L2 (Frobenius) norm of the last linear layer's weight (Mukhoti et al., Fig. 3h)."""
+    return float(model.fc.weight.detach().float().norm())
+
+
+def last_layer_grad_norms(model, loss, x: torch.Tensor, y: torch.Tensor, info, *, batch_size: int = 1000,
+                          precision: str = "float32") -> torch.Tensor:
+    """Per-sample norms ``||dL_i/dW||_F = ||dL_i/dz_i|| * ||h_i||`` of the last layer's weight.
+
+    Each chunk's loss is differentiated with respect to its logits; for a summed loss that
+    is ``dL_i/dz_i`` per sample (a mean-reduced loss is rescaled by the chunk size, so the
+    norms are those of the per-sample terms). Losses coupling the samples of a batch
+    (MMCE) are taken over chunks of ``batch_size``. Eval mode, no augmentation.
+    """
+    device = next(model.parameters()).device
+    model.eval()
+    scale_mean = loss_reduction(loss) == "mean"
+    norms = []
+    for i in range(0, x.shape[0], batch_size):
+        xb = prepare(x[i:i + batch_size].to(device), info, split="train")
+        yb = y[i:i + batch_size].to(device)
+        with torch.no_grad(), autocast(device, precision):
+            h = model.features(xb)
+            z = model.fc(h)
+        z = z.float().detach().requires_grad_(True)
+        (g,) = torch.autograd.grad(loss(z, yb), z)
+        if scale_mean:
+            g = g * z.shape[0]
+        norms.append(g.norm(dim=1) * h.float().flatten(1).norm(dim=1))
+    return torch.cat(norms)
+
+
+def grad_norm_histogram(model, loss, x: torch.Tensor, y: torch.Tensor, info, *, batch_size: int = 1000,
+                        precision: str = "float32") -> dict:
+    """Histogram of :func:`last_layer_grad_norms` over ``x`` (Mukhoti et al., Fig. 4b-d).
+
+    Returns the fixed log10 ``edges`` (:data:`GRAD_LOG10_EDGES`), ``counts`` (values
+    outside clipped into the end bins), and the ``mean`` and ``median`` norm.
+    """
+    v = last_layer_grad_norms(model, loss, x, y, info, batch_size=batch_size,
+                              precision=precision).double().cpu().numpy()
+    logv = np.log10(np.clip(v, 10 ** GRAD_LOG10_EDGES[0], 10 ** GRAD_LOG10_EDGES[-1]))
+    counts, _ = np.histogram(logv, bins=GRAD_LOG10_EDGES)
+    return {"log10_edges": GRAD_LOG10_EDGES.tolist(), "counts": counts.tolist(),
+            "mean": float(v.mean()), "median": float(np.median(v))}
+
+
+def split_summary(logits: torch.Tensor, labels: torch.Tensor) -> dict:
+    """Calibration metrics plus Mukhoti et al.'s Figure-3 summaries of one split.
+
+    ``nll``/``entropy``/``p_true`` over all samples and separately over the correctly
+    (``_correct``) and incorrectly (``_incorrect``) classified ones (NaN when a group is
+    empty), the mean top-1 ``confidence``, and everything :func:`replicate.metrics.evaluate`
+    returns (error, ECE, AdaECE, classwise ECE, MCE, Brier).
+    """
+    from .. import metrics
+
+    logits = logits.detach().float()
+    labels = labels.to(logits.device)
+    logp = torch.log_softmax(logits, dim=1)
+    p = logp.exp()
+    nll = -logp.gather(1, labels[:, None]).squeeze(1)
+    entropy = -(p * logp).sum(1)
+    p_true = p.gather(1, labels[:, None]).squeeze(1)
+    correct = logits.argmax(1) == labels
+
+    def mean(v, mask=None):
+        v = v if mask is None else v[mask]
+        return float(v.mean()) if v.numel() else math.nan
+
+    out = {}
+    for name, v in (("nll", nll), ("entropy", entropy), ("p_true", p_true)):
+        out[name] = mean(v)
+        out[f"{name}_correct"] = mean(v, correct)
+        out[f"{name}_incorrect"] = mean(v, ~correct)
+    out["confidence"] = mean(p.max(1).values)
+    ev = metrics.evaluate(logits.cpu().numpy(), labels.cpu().numpy())
+    out.update({k: float(v) for k, v in ev.items() if np.ndim(v) == 0})
+    return out

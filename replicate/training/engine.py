@@ -1,0 +1,298 @@
+"""The training loop of the papers' protocol, lean and resumable.
+
+One call of :func:`train` runs Mukhoti et al.'s (2020) loop (PROTOCOL.md "Training"): per
+epoch, the lr of the multistep schedule, the loss's ``on_epoch_start`` (scheduled FLS
+gammas), shuffled mini-batches with on-device augmentation and normalisation, optional
+gradient-norm clipping, then - for losses that need it (AdaFocal, Ghosh et al. 2022,
+Sec. 4; AdaDualFocal) - the once-per-epoch update from the validation set with the model
+in eval mode. The model is evaluated at the last epoch (or, for ``select =
+"best_val_accuracy"``, at the epoch with the best validation accuracy, Mukhoti et al.'s
+text protocol), optionally after every epoch as well.
+
+Design: the data stay on the device as tensors; shuffling and augmentation draw from
+explicit ``torch.Generator`` objects; loss and accuracy are summed on the device and
+read once per epoch, which is also when NaN is detected. After every epoch a checkpoint
+(model, optimiser, loss buffers, generator states, history) is written atomically, so a
+run killed at any point resumes and finishes exactly as an uninterrupted one would
+(bit-identical on the CPU in deterministic mode).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..profiles import PAPER_MILESTONES
+from . import checkpoint as ckpt
+from .diagnostics import (autocast, fc_weight_norm, grad_norm_histogram, loss_reduction, predict,
+                          prepare, split_summary)
+from .progress import Reporter, resolve_mode
+from .schedule import OPTIMIZERS, lr_at_epoch, make_optimizer, milestone_epochs, set_lr
+
+SELECT = ("last", "best_val_accuracy")
+PRECISIONS = ("float32", "bf16")
+
+
+class TrainingDiverged(RuntimeError):
+    """The run produced a non-finite loss or parameter, or an AdaFocal gamma exploded."""
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Everything the loop needs besides model, loss and data (defaults: the paper protocol)."""
+
+    epochs: int = 350
+    batch_size: int = 128
+    optimizer: str = "sgd"
+    lr: float = 0.1
+    momentum: float = 0.9
+    weight_decay: float = 5e-4
+    nesterov: bool = False
+    betas: tuple = (0.9, 0.999)
+    milestones: tuple = PAPER_MILESTONES
+    lr_decay: float = 0.1
+    lr_step_at_epoch_start: bool = False
+    clip_grad_norm: float | None = 2.0
+    augment: bool = True
+    select: str = "last"
+    eval_every_epoch: bool = False
+    precision: str = "float32"
+    seed: int = 1
+    eval_batch_size: int = 1000
+    gamma_limit: float = 1e6
+
+    def validate(self) -> "TrainSettings":
+        """Raise ValueError naming the first bad setting and its allowed values."""
+        def positive_int(name):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+
+        for name in ("epochs", "batch_size", "eval_batch_size"):
+            positive_int(name)
+        for name in ("lr", "gamma_limit"):
+            if not float(getattr(self, name)) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+        if not 0 <= float(self.momentum) < 1:
+            raise ValueError(f"momentum must be in [0, 1), got {self.momentum!r}")
+        if float(self.weight_decay) < 0:
+            raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
+        if not 0 < float(self.lr_decay) <= 1:
+            raise ValueError(f"lr_decay must be in (0, 1], got {self.lr_decay!r}")
+        if self.clip_grad_norm is not None and not float(self.clip_grad_norm) > 0:
+            raise ValueError(f"clip_grad_norm must be > 0 or None, got {self.clip_grad_norm!r}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}; got {self.optimizer!r}")
+        if self.select not in SELECT:
+            raise ValueError(f"select must be one of {', '.join(SELECT)}; got {self.select!r}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {self.precision!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        milestone_epochs(self.milestones, self.epochs)
+        return self
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train` returns: the evaluated model, its logits and the per-epoch history."""
+
+    model: torch.nn.Module
+    history: list
+    logits: dict = field(default_factory=dict)  # split -> (logits float32 CPU, labels int64 CPU)
+    selected_epoch: int = -1
+    resumed_from: int = 0
+    wall_time: float = 0.0
+    device: str = "cpu"
+
+
+def select_device(device: str | torch.device | None = None) -> torch.device:
+    """``None``/``"auto"``: CUDA when present, else the CPU; otherwise the named device, checked."""
+    if device is None or device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N'; got {device!r}") from err
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} requested but CUDA is not available; use 'auto' or 'cpu'")
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N'; got {device!r}")
+    return dev
+
+
+def _diag_to_json(diag: dict) -> dict:
+    return {k: (np.asarray(v).tolist() if np.ndim(v) else float(v) if np.isscalar(v) else v)
+            for k, v in (diag or {}).items()}
+
+
+def _check_loss(loss, epoch: int, settings: TrainSettings, diag: dict | None) -> None:
+    where = f"epoch {epoch + 1}/{settings.epochs}"
+    if diag and "gamma" in diag:
+        gamma = np.asarray(diag["gamma"], dtype=float)
+        if not np.all(np.isfinite(gamma)) or np.abs(gamma).max() > settings.gamma_limit:
+            raise TrainingDiverged(
+                f"AdaFocal gamma exploded at {where}: gamma per bin = {np.round(gamma, 3).tolist()} "
+                f"(limit |gamma| <= {settings.gamma_limit:g}); lower the update rate lambda or bound gamma_max")
+    if hasattr(loss, "check_finite"):
+        try:
+            ok = loss.check_finite()
+        except (ValueError, RuntimeError) as err:
+            raise TrainingDiverged(f"loss state not finite at {where}: {err}") from err
+        if ok is False:
+            raise TrainingDiverged(f"loss state (buffers) not finite at {where}")
+
+
+def _train_epoch(model, loss, opt, x, y, info, settings, g_perm, g_aug, device):
+    """One pass over the shuffled training set; returns on-device (loss sum, correct count, batches)."""
+    model.train()
+    n = x.shape[0]
+    perm = torch.randperm(n, generator=g_perm).to(device)
+    loss_sum = torch.zeros((), device=device, dtype=torch.float64)
+    correct = torch.zeros((), device=device, dtype=torch.int64)
+    batches = 0
+    for start in range(0, n, settings.batch_size):
+        idx = perm[start:start + settings.batch_size]
+        xb = prepare(x[idx], info, augment=settings.augment, generator=g_aug)
+        yb = y[idx]
+        with autocast(device, settings.precision):
+            logits = model(xb)
+        logits = logits.float()
+        value = loss(logits, yb)
+        opt.zero_grad(set_to_none=True)
+        value.backward()
+        if settings.clip_grad_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), settings.clip_grad_norm)
+        opt.step()
+        loss_sum += value.detach()
+        correct += (logits.detach().argmax(1) == yb).sum()
+        batches += 1
+    return loss_sum, correct, batches
+
+
+def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, device=None,
+          deterministic: bool = False, checkpoint: str | Path | None = None, key: str = "",
+          progress: str = "auto", label: str = "", on_epoch_end=None) -> TrainResult:
+    """Train ``model`` with ``loss`` on ``splits`` (``.train/.val/.test`` tensors, ``.info``).
+
+    ``checkpoint``: a file path; if it exists and belongs to this run (same ``key`` and
+    settings), training resumes after its epoch; it is rewritten atomically after every
+    epoch. ``on_epoch_end(epoch, row)`` is called after each checkpoint. Raises
+    :class:`TrainingDiverged` on NaN or an exploding AdaFocal gamma.
+    """
+    settings.validate()
+    resolve_mode(progress)
+    device = select_device(device)
+    t_start = time.perf_counter()
+    fingerprint = f"{key}:{settings.fingerprint()}"
+    xs = {s: getattr(splits, s)[0].to(device) for s in ("train", "val", "test")}
+    ys = {s: getattr(splits, s)[1].to(device).long() for s in ("train", "val", "test")}
+    n_train = xs["train"].shape[0]
+    if n_train == 0 or xs["val"].shape[0] == 0:
+        raise ValueError("the training and validation sets must not be empty")
+    needs_val = bool(getattr(loss, "needs_validation", False))
+    reduction = loss_reduction(loss)
+    fork_devices = [device.index or 0] if device.type == "cuda" else []
+    with ckpt.deterministic_mode(deterministic), torch.random.fork_rng(devices=fork_devices):
+        torch.manual_seed(settings.seed)
+        g_perm = torch.Generator().manual_seed(settings.seed)
+        g_aug = torch.Generator(device=device).manual_seed(settings.seed + (1 << 32))
+        gens = {"perm": g_perm, "aug": g_aug}
+        model.to(device)
+        if isinstance(loss, torch.nn.Module):
+            loss.to(device)
+        opt = make_optimizer(model.parameters(), optimizer=settings.optimizer, lr=settings.lr,
+                             momentum=settings.momentum, weight_decay=settings.weight_decay,
+                             nesterov=settings.nesterov, betas=settings.betas)
+        history, best, start = [], None, 0
+        state = ckpt.load(checkpoint) if checkpoint else None
+        if state is not None:
+            if state.get("fingerprint") != fingerprint:
+                raise ValueError(f"checkpoint {checkpoint} belongs to another run "
+                                 f"({state.get('fingerprint')} != {fingerprint}); delete it to start afresh")
+            if state["device_type"] != device.type:
+                raise ValueError(f"checkpoint {checkpoint} was written on {state['device_type']}; resume it "
+                                 f"there or delete it to start afresh on {device.type}")
+            model.load_state_dict(state["model"])
+            opt.load_state_dict(state["optimizer"])
+            if isinstance(loss, torch.nn.Module):
+                loss.load_state_dict(state["loss"])
+            ckpt.set_rng_state(state["rng"], gens, device)
+            history, best, start = state["history"], state["best"], state["epoch"] + 1
+        reporter = Reporter(progress, settings.epochs, label=label, initial=start)
+        try:
+            for epoch in range(start, settings.epochs):
+                t0 = time.perf_counter()
+                lr = lr_at_epoch(epoch, lr=settings.lr, epochs=settings.epochs, milestones=settings.milestones,
+                                 lr_decay=settings.lr_decay, lr_step_at_epoch_start=settings.lr_step_at_epoch_start)
+                set_lr(opt, lr)
+                if hasattr(loss, "on_epoch_start"):
+                    loss.on_epoch_start(epoch, settings.epochs)
+                loss_sum, correct, batches = _train_epoch(model, loss, opt, xs["train"], ys["train"], splits.info,
+                                                          settings, g_perm, g_aug, device)
+                total = float(loss_sum)
+                if not math.isfinite(total):
+                    raise TrainingDiverged(f"non-finite training loss ({total}) at epoch {epoch + 1}/"
+                                           f"{settings.epochs} (lr {lr:g}); the run is stopped, not recorded")
+                row = {"epoch": epoch + 1, "lr": lr,
+                       "train_loss": total / (n_train if reduction == "sum" else batches),
+                       "train_accuracy": int(correct) / n_train, "fc_weight_norm": fc_weight_norm(model)}
+                if not math.isfinite(row["fc_weight_norm"]):
+                    raise TrainingDiverged(f"non-finite weights at epoch {epoch + 1}/{settings.epochs}")
+                val_logits = None
+                if needs_val or settings.eval_every_epoch or settings.select != "last":
+                    val_logits = predict(model, xs["val"], splits.info, split="val", batch_size=settings.eval_batch_size,
+                                         precision=settings.precision)
+                    row["val_accuracy"] = float((val_logits.argmax(1) == ys["val"]).float().mean())
+                diag = None
+                if needs_val:
+                    diag = loss.update_from_validation(val_logits, ys["val"])
+                    row["loss_state"] = _diag_to_json(diag)
+                _check_loss(loss, epoch, settings, diag)
+                if settings.eval_every_epoch:
+                    for split in ("train", "val", "test"):
+                        lg = val_logits if split == "val" else predict(
+                            model, xs[split], splits.info, split=split, batch_size=settings.eval_batch_size,
+                            precision=settings.precision)
+                        row[split] = split_summary(lg, ys[split])
+                    row["grad_norms"] = grad_norm_histogram(model, loss, xs["train"], ys["train"], splits.info,
+                                                            batch_size=settings.eval_batch_size,
+                                                            precision=settings.precision)
+                if settings.select == "best_val_accuracy" and (best is None or row["val_accuracy"] > best["score"]):
+                    best = {"epoch": epoch, "score": row["val_accuracy"],
+                            "model": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
+                row["seconds"] = time.perf_counter() - t0
+                history.append(row)
+                if checkpoint:
+                    ckpt.atomic_save({"fingerprint": fingerprint, "epoch": epoch, "device_type": device.type,
+                                      "model": model.state_dict(), "optimizer": opt.state_dict(),
+                                      "loss": loss.state_dict() if isinstance(loss, torch.nn.Module) else {},
+                                      "rng": ckpt.rng_state(gens, device), "history": history, "best": best},
+                                     checkpoint)
+                reporter.update(epoch, row)
+                if on_epoch_end is not None:
+                    on_epoch_end(epoch, row)
+        finally:
+            reporter.close()
+        selected = settings.epochs - 1
+        if best is not None:
+            model.load_state_dict(best["model"])
+            selected = best["epoch"]
+        logits = {}
+        for split in ("val", "test"):
+            lg = predict(model, xs[split], splits.info, split=split, batch_size=settings.eval_batch_size,
+                         precision=settings.precision)
+            logits[split] = (lg.cpu(), ys[split].cpu())
+        if not all(torch.isfinite(lg).all() for lg, _ in logits.values()):
+            raise TrainingDiverged("non-finite logits at the final evaluation")
+    return TrainResult(model=model, history=history, logits=logits, selected_epoch=selected + 1,
+                       resumed_from=start, wall_time=time.perf_counter() - t_start, device=str(device))
