@@ -252,17 +252,28 @@ def _minimize(risk, eta, resolution):
     return q.reshape(shape)
 
 
-def dual_focal_risk_minimizer(eta, gamma, *, ties: str = "strict", resolution: int | None = None):
+def dual_focal_risk_minimizer(eta, gamma, *, ties: str = "strict", same_order: bool = False,
+                              resolution: int | None = None):
     """Global minimiser of the DFL conditional risk, by lattice search + pattern search.
 
     Works for K = 2, 3, 4 classes (last axis). It assumes nothing about the order of the
     minimiser (Theorem 1 is what it is used to test). ``ties`` as in
-    :func:`dual_focal_conditional_risk`.
+    :func:`dual_focal_conditional_risk`. ``same_order=True`` restricts the search to
+    predictions ordered like ``eta`` (``eta_a < eta_b`` implies ``q_a <= q_b``): the best
+    prediction Theorem 1 allows, to compare with the unrestricted minimiser.
     """
     g = float(_gamma(gamma))
     if ties not in _TIES:
         raise ValueError(f"ties must be one of {_TIES}, got {ties!r}")
-    return _minimize(lambda q, p: dual_focal_conditional_risk(q, p, g, ties=ties), eta, resolution)
+
+    def risk(q, p):
+        r = dual_focal_conditional_risk(q, p, g, ties=ties)
+        if same_order:
+            bad = ((p[..., :, None] < p[..., None, :]) & (q[..., :, None] > q[..., None, :])).any((-1, -2))
+            r = np.where(bad, np.inf, r)
+        return r
+
+    return _minimize(risk, eta, resolution)
 
 
 def focal_risk_minimizer_bruteforce(eta, gamma, *, resolution: int | None = None):
@@ -342,3 +353,17 @@ def paper_eq9_posterior(q, gamma):
     np.put_along_axis(is_j, order[..., 1:2], True, -1)
     h = q / np.where(is_j, 1.0, phi)
     return h / h.sum(-1, keepdims=True)
+
+
+
+_STUDY = ("binary_minimizer_curve", "binary_tie_threshold", "eq9_check", "posterior_study",
+          "region_grid")
+
+
+def __getattr__(name: str):
+    """The chapter's study tables live in :mod:`replicate.theory.dual_focal_study`."""
+    if name in _STUDY:
+        from . import dual_focal_study
+
+        return getattr(dual_focal_study, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
