@@ -1,0 +1,140 @@
+"""20 Newsgroups (Lang 1995), "bydate" version, as padded token-id sequences.
+
+Found as ``<data>/20news-bydate-train/`` + ``20news-bydate-test/`` (extracted), as a
+previously extracted ``20news-bydate/`` folder, or as ``<data>/20news-bydate.tar.gz``
+(extracted once, atomically, into the writable data folder). Documents are read with
+``sklearn.datasets.load_files`` (latin-1), labels are the sorted newsgroup folder names.
+
+Tokenisation follows the reference code (Mukhoti et al., ``NewsGroup/ng_loader.py``,
+the Keras ``Tokenizer``/``pad_sequences`` defaults): optionally drop the header (text
+before the first blank line), lowercase, split on whitespace and on the Keras filter
+punctuation ``!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~`` (apostrophes stay inside words), rank words by
+training-set frequency (ties: first occurrence), keep ids ``1 .. max_vocab - 1``
+(0 = padding), drop out-of-vocabulary words, and pad/truncate to ``max_len`` at the
+front (``"pre"``, Keras default) or the back (``"post"``). Unlike the reference, which
+pools all documents and splits them at random, the vocabulary is built on the
+training split only and the official by-date test set is the test set.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from . import archives as ar
+
+NEWS_URL = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
+NEWS_ARCHIVE = "20news-bydate.tar.gz"
+NEWS_PARTS = ("20news-bydate-train", "20news-bydate-test")
+TOKEN_RE = re.compile(r"[^\s!\"#$%&()*+,\-./:;<=>?@\[\\\]^_`{|}~]+")
+
+
+def tokenize(text: str, strip_headers: bool = True) -> list[str]:
+    """Lowercased word tokens of ``text`` (Keras ``Tokenizer`` rule), header dropped if asked."""
+    if strip_headers:
+        i = text.find("\n\n")
+        if i > 0:
+            text = text[i:]
+    return TOKEN_RE.findall(text.lower())
+
+
+def build_vocab(token_lists: list[list[str]], max_vocab: int) -> tuple[str, ...]:
+    """``("<pad>", w1, w2, ...)``: the ``max_vocab - 1`` most frequent words, ties by first use."""
+    if not isinstance(max_vocab, (int, np.integer)) or max_vocab < 2:
+        raise ValueError(f"max_vocab must be an int >= 2, got {max_vocab!r}")
+    counts = Counter()
+    for toks in token_lists:
+        counts.update(toks)
+    ranked = sorted(counts, key=counts.__getitem__, reverse=True)  # sorted() is stable
+    return ("<pad>",) + tuple(ranked[: max_vocab - 1])
+
+
+def encode(token_lists: list[list[str]], vocab: tuple[str, ...], max_len: int,
+           padding: str = "pre", truncating: str = "pre") -> np.ndarray:
+    """N x ``max_len`` int64 ids (0 = padding), OOV words dropped, Keras ``pad_sequences`` rules."""
+    for name, v in (("padding", padding), ("truncating", truncating)):
+        if v not in ("pre", "post"):
+            raise ValueError(f"{name} must be 'pre' or 'post', got {v!r}")
+    if not isinstance(max_len, (int, np.integer)) or max_len < 1:
+        raise ValueError(f"max_len must be a positive int, got {max_len!r}")
+    index = {w: i for i, w in enumerate(vocab) if i > 0}
+    seqs = [[index[t] for t in toks if t in index] for toks in token_lists]
+    lengths = np.array([len(s) for s in seqs], dtype=np.int64)
+    flat = np.fromiter((i for s in seqs for i in s), dtype=np.int64, count=int(lengths.sum()))
+    doc = np.repeat(np.arange(len(seqs)), lengths)
+    pos = np.arange(len(flat)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    keep_len = np.minimum(lengths, max_len)
+    drop = lengths - keep_len                      # tokens cut per document
+    start = drop if truncating == "pre" else np.zeros_like(drop)
+    rel = pos - np.repeat(start, lengths)          # position inside the kept window
+    ok = (rel >= 0) & (rel < np.repeat(keep_len, lengths))
+    offset = (max_len - keep_len) if padding == "pre" else np.zeros_like(keep_len)
+    col = rel + np.repeat(offset, lengths)
+    out = np.zeros((len(seqs), max_len), dtype=np.int64)
+    out[doc[ok], col[ok]] = flat[ok]
+    return out
+
+
+def _locate(root: Path) -> Path | None:
+    for d in ar.search_dirs(root):
+        for base in (d, d / "20news-bydate"):
+            if all((base / p).is_dir() for p in NEWS_PARTS):
+                return base
+    return None
+
+
+def find_or_extract(root: Path, download: bool) -> Path:
+    """Folder holding both by-date parts, extracting (or downloading) the archive if needed."""
+    base = _locate(root)
+    if base is not None:
+        return base
+    archive = ar.find_first(root, NEWS_ARCHIVE)
+    why = ""
+    if archive is None and ar.download_allowed(download):
+        from torchvision.datasets.utils import download_url
+        try:
+            download_url(NEWS_URL, str(ar.writable_dir(root)), NEWS_ARCHIVE)
+        except (OSError, RuntimeError) as exc:
+            why = f" (The download failed: {type(exc).__name__}: {exc})"
+        archive = ar.find_first(root, NEWS_ARCHIVE)
+    if archive is None:
+        raise ar.missing_data_error("20 Newsgroups", [NEWS_ARCHIVE, f"{{{','.join(NEWS_PARTS)}}}/"],
+                                    root, NEWS_URL, "Use the 'bydate' version." + why)
+    return ar.extract_tar_atomic(archive, ar.writable_dir(root) / "20news-bydate", NEWS_PARTS, NEWS_URL)
+
+
+def load_20newsgroups(root: Path, download: bool, max_len: int = 1000, max_vocab: int = 20000,
+                      strip_headers: bool = True, padding: str = "pre",
+                      truncating: str = "pre") -> tuple[dict, dict]:
+    """Arrays (token ids, labels, classes, vocab) and provenance of 20 Newsgroups by-date."""
+    from sklearn.datasets import load_files
+
+    if not isinstance(strip_headers, bool):
+        raise ValueError(f"strip_headers must be a bool, got {strip_headers!r}")
+    base = find_or_extract(root, download)
+    opts = f"{max_len}-{max_vocab}-{int(strip_headers)}-{padding}-{truncating}"
+    key = ar.fingerprint(*(base / p for p in NEWS_PARTS)) + "|" + opts
+    fname = f"20news-{hashlib.sha1(opts.encode()).hexdigest()[:10]}.npz"
+    arrays = ar.load_cached(root, fname, key)
+    if arrays is None:
+        tr = load_files(str(base / NEWS_PARTS[0]), encoding="latin-1", shuffle=False)
+        te = load_files(str(base / NEWS_PARTS[1]), encoding="latin-1", shuffle=False)
+        if list(tr.target_names) != list(te.target_names):
+            raise ValueError(f"{base}: train and test newsgroup folders differ")
+        tok_tr = [tokenize(t, strip_headers) for t in tr.data]
+        tok_te = [tokenize(t, strip_headers) for t in te.data]
+        vocab = build_vocab(tok_tr, max_vocab)
+        small = np.int32 if len(vocab) < 2**31 else np.int64  # halves the cache size
+        arrays = {"x_train": encode(tok_tr, vocab, max_len, padding, truncating).astype(small),
+                  "y_train": np.asarray(tr.target, np.int64),
+                  "x_test": encode(tok_te, vocab, max_len, padding, truncating).astype(small),
+                  "y_test": np.asarray(te.target, np.int64),
+                  "classes": np.array(tr.target_names), "vocab": np.array(vocab)}
+        ar.save_cached(root, fname, key, arrays)
+    arrays["x_train"] = arrays["x_train"].astype(np.int64)
+    arrays["x_test"] = arrays["x_test"].astype(np.int64)
+    return arrays, {"source": f"20news-bydate folders ({base}) read with sklearn load_files",
+                    "display_name": "20 Newsgroups (by date)", "notes": ()}
