@@ -62,6 +62,7 @@ def test_unknown_name_lists_available():
     ("flsd53", {"thresholds": (1.2,), "gammas": (5, 3)}, "thresholds"),
     ("fls532", {"milestones": (250, 100)}, "milestones"),
     ("calfocal", {"case": 3}, "case"),
+    ("calfocal", {"case": True}, "case"),
     ("adafocal", {"num_bins": 0}, "num_bins"),
     ("adafocal", {"gamma_min": 5.0, "gamma_max": 2.0}, "gamma_max"),
     ("adafocal", {"gamma_init": 30.0}, "gamma_init"),
@@ -247,6 +248,48 @@ def test_gradient_matches_direct_formula(name, kw):
     g2 = torch.autograd.grad(direct.sum(), z2)[0]
     assert torch.allclose(loss(z, y), direct.sum().detach(), rtol=1e-10)
     assert torch.allclose(g1, g2, rtol=1e-9, atol=1e-12)
+
+
+def _mmce_direct(z, y, normalization):
+    """Weighted MMCE from separate correct / incorrect confidence lists (as the reference code)."""
+    p = softmax_direct(z)
+    r, pred = p.max(1)
+    ok = pred == y
+    rc, ri = r[ok], r[~ok]
+    m, n = len(rc), len(ri)
+    kern = lambda a, b: torch.exp(-(a[:, None] - b[None, :]).abs() / 0.4)  # noqa: E731
+    a = ((1 - rc)[:, None] * (1 - rc)[None, :] * kern(rc, rc)).sum()
+    b = (ri[:, None] * ri[None, :] * kern(ri, ri)).sum()
+    x = ((1 - rc)[:, None] * ri[None, :] * kern(rc, ri)).sum()
+    if normalization == "kumar":
+        mmd = a / m**2 + b / n**2 - 2 * x / (m * n)
+    else:
+        mmd = a / m**2 / (m * m + 1e-5) + b / n**2 / (n * n + 1e-5) - 2 * x / (m * n) / (m * n + 1e-5)
+    ce = -torch.log(p[torch.arange(len(y)), y]).mean()
+    return len(y) * (ce + 2.0 * torch.sqrt(mmd + 1e-10))
+
+
+@pytest.mark.parametrize("normalization", ["reference", "kumar"])
+def test_mmce_gradient_matches_direct_formula(normalization):
+    z, y = rand_batch(n=20, k=4, seed=11, scale=1.5)
+    z1, z2 = z.clone().requires_grad_(True), z.clone().requires_grad_(True)
+    ours = L.get_loss("mmce", normalization=normalization)(z1, y)
+    direct = _mmce_direct(z2, y, normalization)
+    assert torch.allclose(ours, direct, rtol=1e-10)
+    g1, g2 = torch.autograd.grad(ours, z1)[0], torch.autograd.grad(direct, z2)[0]
+    assert torch.allclose(g1, g2, rtol=1e-8, atol=1e-12)
+
+
+def test_float32_agrees_with_float64():
+    z, y = rand_batch(n=32, k=10, seed=12, scale=2.0)
+    for n in NAMES:
+        loss = L.get_loss(n)
+        z64, z32 = z.clone().requires_grad_(True), z.float().requires_grad_(True)
+        v64, v32 = loss(z64, y), loss(z32, y)
+        g64, g32 = torch.autograd.grad(v64, z64)[0], torch.autograd.grad(v32, z32)[0]
+        assert v32.dtype == torch.float32
+        assert v32.item() == pytest.approx(v64.item(), rel=1e-5), n
+        assert torch.allclose(g32.double(), g64, rtol=1e-3, atol=1e-5), n
 
 
 def _g_direct(p, gamma):

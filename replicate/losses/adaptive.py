@@ -177,7 +177,9 @@ class CalFocal(_BinnedGammaLoss):
 
     def __init__(self, case: int = 2, lam: float = 10.0, num_bins: int = 15, gamma_max: float = 1e6,
                  bin_rule: str = "inclusive", reduction: str | None = None):
-        self.case = check_choice("calfocal", "case", case, (1, 2))
+        if isinstance(case, bool) or case not in (1, 2):
+            raise ValueError(f"loss 'calfocal': parameter 'case' must be one of [1, 2]; got {case!r}")
+        self.case = int(case)
         super().__init__(num_bins, 1.0, bin_rule, reduction)
         self.lam = check_number(self.name, "lam", lam, lo=0.0)
         self.gamma_max = check_number(self.name, "gamma_max", gamma_max, lo=1.0)
