@@ -1,14 +1,34 @@
-"""Figures: one seaborn-based style for every chapter, reliability diagrams, histograms."""
+"""Figures: one seaborn-based style for every chapter, reliability diagrams, histograms.
+
+- :func:`use_style` -- the book's look; call once per chapter.
+- :func:`reliability_diagram` -- accuracy per confidence bin against the diagonal, with the
+  gap to the bin's mean confidence shaded and the bin counts written on the bars
+  (the figure of Guo et al. {cite}`guo2017calibration`, Fig. 1, bottom row).
+- :func:`confidence_histogram` -- distribution of the top-1 confidence with the accuracy
+  and the mean confidence marked (Guo et al., Fig. 1, top row).
+- :func:`reliability_grid` -- several models side by side (diagram over histogram).
+- :func:`temperature_curve_plot` -- validation metrics against the temperature, with the
+  chosen temperatures marked.
+- :func:`estimator_plot` -- an estimator's value against the sample size (one line per
+  estimator or bin count) with the true value drawn as a horizontal line.
+- :func:`caption` / :func:`add_caption` -- the standard "what produced this figure" label.
+
+Every function returns matplotlib objects and draws into ``ax`` when one is given.
+"""
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import matplotlib
 
 matplotlib.use("Agg") if matplotlib.get_backend().lower() in {"", "tkagg"} else None
 
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 PALETTE = "colorblind"
+_BINNINGS = ("width", "mass")
 
 
 def use_style() -> None:
@@ -16,3 +36,193 @@ def use_style() -> None:
     sns.set_theme(style="whitegrid", palette=PALETTE, context="notebook")
     plt.rcParams.update({"figure.figsize": (6.4, 4.0), "figure.dpi": 100,
                          "savefig.bbox": "tight", "axes.titlesize": "medium"})
+
+
+def _colors():
+    return sns.color_palette(PALETTE)
+
+
+def caption(profile: str | None = None, dataset: str | None = None, seed=None, **extra) -> str:
+    """The standard label saying what produced a figure, e.g.
+    ``"profile: cpu | data: synthetic logit model | seed: 0"``.
+
+    Keyword arguments that are ``None`` are left out; extra keywords are appended in order
+    with underscores shown as spaces.
+    """
+    items = [("profile", profile), ("data", dataset), ("seed", seed), *extra.items()]
+    parts = [f"{k.replace('_', ' ')}: {v}" for k, v in items if v is not None]
+    if not parts:
+        raise ValueError("caption needs at least one of profile, dataset, seed or another keyword")
+    return " | ".join(parts)
+
+
+def add_caption(fig, text: str, fontsize: str = "small"):
+    """Write ``text`` (usually from :func:`caption`) under the axes of ``fig``; returns the Text."""
+    return fig.text(0.5, -0.01, text, ha="center", va="top", fontsize=fontsize, color="0.3")
+
+
+def _check_binning(binning: str) -> str:
+    if binning not in _BINNINGS:
+        raise ValueError(f"binning must be one of {list(_BINNINGS)}, got {binning!r}")
+    return binning
+
+
+def _top1(probs, labels):
+    p = np.asarray(probs, dtype=np.float64)
+    if p.ndim != 2 or p.shape[1] < 2:
+        raise ValueError(f"probs must have shape (n_samples, n_classes) with n_classes >= 2, got {p.shape}")
+    y = np.asarray(labels)
+    if y.shape != (p.shape[0],):
+        raise ValueError(f"labels must have shape ({p.shape[0]},), got {y.shape}")
+    return p.max(axis=1), p.argmax(axis=1) == y
+
+
+def reliability_diagram(probs, labels, n_bins: int = 15, binning: str = "width", ax=None,
+                        title: str | None = None, show_counts: bool = True, show_ece: bool = True):
+    """Reliability diagram of top-1 predictions; returns the Axes.
+
+    Bars: accuracy of each bin (from :func:`replicate.metrics.reliability_bins`, intervals
+    ``(lower, upper]``), drawn over the bin's span (equal-mass bins have unequal widths).
+    Shaded: the gap between accuracy and the bin's mean confidence (red above the bar
+    means over-confidence). Empty bins draw nothing. ``show_counts`` writes each bin's
+    number of samples at its foot (bins narrower than 0.02 stay unlabelled); ``show_ece``
+    puts the ECE of the same bins (the bin-mass-weighted mean absolute gap) in the legend.
+    """
+    from . import metrics
+
+    _check_binning(binning)
+    rb = metrics.reliability_bins(probs, labels, n_bins=n_bins, binning=binning)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.2, 4.2))
+    col = _colors()
+    edges = np.asarray(rb.edges, dtype=np.float64)
+    count = np.asarray(rb.count)
+    acc = np.asarray(rb.accuracy, dtype=np.float64)
+    conf = np.asarray(rb.mean_confidence, dtype=np.float64)
+    full = count > 0
+    left, width = edges[:-1][full], np.diff(edges)[full]
+    ax.bar(left, acc[full], width=width, align="edge", color=col[0], edgecolor="white",
+           linewidth=0.6, label="accuracy")
+    lo, hi = np.minimum(acc[full], conf[full]), np.maximum(acc[full], conf[full])
+    ax.bar(left, hi - lo, bottom=lo, width=width, align="edge", color=col[3], alpha=0.35,
+           edgecolor=col[3], hatch="//", linewidth=0.6, label="gap to confidence")
+    ax.plot([0, 1], [0, 1], ls="--", color="0.35", lw=1, label="perfect calibration")
+    if show_counts:
+        for x, w, n in zip(left, width, count[full]):
+            if w >= 0.02:                      # narrower bins would overprint each other
+                ax.text(x + w / 2, 0.015, f"{int(n)}", rotation=90, ha="center", va="bottom",
+                        fontsize=6.5, color="white")
+    legend_title = None
+    if show_ece:
+        ece = rb.ece
+        kind = "equal-width" if binning == "width" else "equal-mass"
+        legend_title = f"{'ECE' if binning == 'width' else 'AdaECE'} = {100 * ece:.2f}% ({n_bins} {kind} bins)"
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="confidence (top-1 probability)", ylabel="accuracy")
+    ax.set_aspect("equal")
+    ax.legend(loc="best", fontsize="x-small", title=legend_title, title_fontsize="x-small",
+              frameon=True, framealpha=0.92, alignment="left")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def confidence_histogram(probs, labels, ax=None, n_bins: int = 20, title: str | None = None):
+    """Histogram of top-1 confidences (percent of samples) with accuracy and mean confidence marked."""
+    conf, correct = _top1(probs, labels)
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.2, 2.6))
+    col = _colors()
+    ax.hist(conf, bins=np.linspace(0, 1, n_bins + 1), weights=np.full(len(conf), 100.0 / len(conf)),
+            color=col[0], edgecolor="white", linewidth=0.6)
+    ax.axvline(correct.mean(), color=col[2], lw=2, ls="-", label=f"accuracy {100 * correct.mean():.1f}%")
+    ax.axvline(conf.mean(), color=col[3], lw=2, ls="--", label=f"mean confidence {100 * conf.mean():.1f}%")
+    ax.set(xlim=(0, 1), xlabel="confidence (top-1 probability)", ylabel="% of samples")
+    ax.legend(loc="upper left", fontsize="x-small")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def reliability_grid(panels: Mapping[str, tuple], n_bins: int = 15, binning: str = "width",
+                     histograms: bool = True, suptitle: str | None = None, caption_text: str | None = None):
+    """One column per ``name -> (probs, labels)`` entry: reliability diagram over a histogram.
+
+    Returns the Figure; ``caption_text`` (e.g. from :func:`caption`) goes underneath.
+    """
+    if not isinstance(panels, Mapping) or not panels:
+        raise ValueError("panels must be a non-empty mapping name -> (probs, labels)")
+    n = len(panels)
+    rows = 2 if histograms else 1
+    fig, axes = plt.subplots(rows, n, figsize=(3.6 * n, 3.7 + 1.9 * (rows - 1)), squeeze=False,
+                             gridspec_kw={"height_ratios": [2, 1] if histograms else [1]})
+    for j, (name, (probs, labels)) in enumerate(panels.items()):
+        reliability_diagram(probs, labels, n_bins=n_bins, binning=binning, ax=axes[0, j], title=name)
+        if histograms:
+            confidence_histogram(probs, labels, ax=axes[1, j])
+            axes[1, j].set_aspect("auto")
+    if suptitle:
+        fig.suptitle(suptitle)
+    fig.tight_layout()
+    if caption_text:
+        add_caption(fig, caption_text)
+    return fig
+
+
+def temperature_curve_plot(curve, chosen: Mapping[str, float] | None = None, true_T: float | None = None,
+                           ax=None, title: str | None = None):
+    """Plot every metric column of ``curve`` (column ``T`` plus metrics, e.g. from
+    :func:`replicate.posthoc.temperature_curve`) against ``T``.
+
+    The first metric uses the left axis, a second one a twin right axis. ``chosen`` maps
+    a label to a temperature to mark (dotted); ``true_T`` draws a solid black line.
+    Returns the (left) Axes.
+    """
+    cols = [c for c in curve.columns if c != "T"]
+    if "T" not in curve.columns or not 1 <= len(cols) <= 2:
+        raise ValueError("curve must have a column 'T' and one or two metric columns")
+    if ax is None:
+        _, ax = plt.subplots()
+    col = _colors()
+    axes = [ax, ax.twinx()] if len(cols) == 2 else [ax]
+    handles = []
+    for a, c, color in zip(axes, cols, col):
+        (h,) = a.plot(curve["T"], curve[c], color=color, lw=2, label=f"validation {c.upper()}")
+        a.set_ylabel(f"validation {c.upper()}", color=color)
+        handles.append(h)
+    if len(axes) == 2:
+        axes[1].grid(False)
+    for (label, t), color in zip((chosen or {}).items(), col[2:]):
+        handles.append(ax.axvline(t, color=color, ls=":", lw=2, label=f"{label}: T = {t:.2f}"))
+    if true_T is not None:
+        handles.append(ax.axvline(true_T, color="black", lw=1, label=f"true T = {true_T:g}"))
+    ax.set_xlabel("temperature T")
+    ax.legend(handles=handles, fontsize="x-small", loc="best", framealpha=0.92)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def estimator_plot(frame, x: str = "n", y: str = "estimate", hue: str = "estimator",
+                   true_value: float | None = None, ax=None, title: str | None = None,
+                   logx: bool = True, errorbar=("sd", 1)):
+    """Mean (and spread over repetitions) of ``y`` against ``x``, one line per ``hue``.
+
+    ``frame`` is long-form (one row per repetition); ``true_value`` draws the population
+    value as a black horizontal line. Returns the Axes.
+    """
+    for c in (x, y, hue):
+        if c not in frame.columns:
+            raise ValueError(f"frame has no column {c!r}; columns are {list(frame.columns)}")
+    if ax is None:
+        _, ax = plt.subplots()
+    sns.lineplot(data=frame, x=x, y=y, hue=hue, marker="o", errorbar=errorbar, ax=ax)
+    if true_value is not None:
+        ax.axhline(true_value, color="black", lw=1.2, label="true value")
+        ax.legend(fontsize="x-small")
+    if logx:
+        ax.set_xscale("log")
+    if title:
+        ax.set_title(title)
+    return ax
