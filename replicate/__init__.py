@@ -11,20 +11,21 @@ need no torch-heavy code do not pay for it.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import pkgutil
 
 __version__ = "0.1.0"
 
-_SUBMODULES = (
-    "config", "metrics", "posthoc", "theory", "data", "models", "losses", "training",
-    "runs", "profiles", "plots", "paper_tables", "runner", "synthetic", "provenance",
-)
+
+def _submodules() -> list[str]:
+    return [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
 
 
 def __getattr__(name: str):
-    if name in _SUBMODULES:
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'replicate' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_SUBMODULES))
+    return sorted(set(globals()) | set(_submodules()))
