@@ -140,7 +140,13 @@ def _ece_from_sums(c, sc, sh, n):
 def ece(probs, labels, n_bins: int = 15, binning: str = "width", closed: str = "right", *,
         is_probs: bool = True, validate: bool = True) -> float:
     """Expected calibration error, ``sum_b |B_b|/N |A_b - C_b|`` (Mukhoti et al. 2020, Eq. 1;
-    Naeini et al. 2015; Guo et al. 2017), computed as ``sum_b |sum_hits_b - sum_conf_b| / N``."""
+    Naeini et al. 2015; Guo et al. 2017), computed as ``sum_b |sum_hits_b - sum_conf_b| / N``.
+
+    Equal-width edges are the float64 values ``b / n_bins``. The released code of the
+    papers compares float32 confidences with float32 ``torch.linspace`` edges, so a float32
+    confidence exactly equal to a float32-rounded edge may sit one bin away from here;
+    with the default (lower, upper] it never drops a sample (confidence >= 1/K > 0).
+    """
     conf, hit = _top(probs, labels, is_probs, validate)
     _, c, sc, sh = _sums(conf, hit, n_bins, binning, closed)
     return _ece_from_sums(c, sc, sh, conf.size)
@@ -190,6 +196,10 @@ def classwise_ece(probs, labels, n_bins: int = 15, paper_compat: bool = False, *
     """
     p, y = _prepare(probs, labels, is_probs, validate)
     n_bins = _b.check_n_bins(n_bins)
+    _b.check_choice("closed", closed, _b.CLOSED)
+    if paper_compat and closed != "right":
+        raise ValueError("closed must be 'right' with paper_compat=True (the released code "
+                         f"uses (lower, upper]); got {closed!r}")
     if paper_compat:
         k = int(y.max()) + 1
         c, sc, sh = _b.classwise_sums(p, y, _b.paper_width_edges(n_bins), "right",
@@ -327,8 +337,10 @@ def brier(probs, labels, *, is_probs: bool = True, validate: bool = True) -> flo
 
 def _brier(p, y):
     rows = max(1, _b._CHUNK // p.shape[1])
-    sq = sum(float(np.einsum("ij,ij->", b64 := p[a:a + rows].astype(np.float64), b64))
-             for a in range(0, p.shape[0], rows))
+    sq = 0.0
+    for a in range(0, p.shape[0], rows):
+        blk = p[a:a + rows].astype(np.float64)
+        sq += float(np.einsum("ij,ij->", blk, blk))
     pt = p[np.arange(y.size), y].astype(np.float64)
     return float((sq - 2.0 * pt.sum()) / y.size + 1.0)
 
