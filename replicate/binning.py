@@ -79,12 +79,17 @@ def as_matrix(x, name: str) -> np.ndarray:
     return a
 
 
-_TORCH_MIN = 1 << 22  # from this many elements, torch's threaded reductions beat numpy's
+_TORCH_MIN = 1 << 22  # from this many elements, torch's reductions beat numpy's
+
+
+def _use_torch(a: np.ndarray) -> bool:
+    # torch.from_numpy warns on read-only arrays (np.load(mmap_mode="r"), ...): use numpy there
+    return a.size >= _TORCH_MIN and a.flags.writeable
 
 
 def _min_max(a: np.ndarray) -> tuple[float, float]:
     """(min, max), NaN if any entry is NaN."""
-    if a.size < _TORCH_MIN:
+    if not _use_torch(a):
         return float(a.min()), float(a.max())
     import torch
 
@@ -109,7 +114,7 @@ def as_probs(x, name: str = "probs", validate: bool = True) -> np.ndarray:
             raise ValueError(f"{name} must be probabilities in [0, 1]; got values in [{mn}, {mx}]"
                              " (pass is_probs=False for logits)")
         # row sums at the input's precision: float32 error ~1e-6 << SUM_TOL
-        if a.size < _TORCH_MIN:
+        if not _use_torch(a):
             rs = a.sum(axis=1)
         else:
             import torch
@@ -204,9 +209,9 @@ def bin_index(x: np.ndarray, edges: np.ndarray, closed: str = "right", *,
     ``uniform=True`` promises edges close to ``b / n_bins`` (within a fraction of a bin) and
     takes the arithmetic first guess ``floor(x n)``, corrected by one comparison with the
     true edges on each side: the same answer as ``np.searchsorted`` on the inner edges,
-    faster. ``drop_outside=True`` applies the
-    interval rule to the end bins too (no special case for ``e_0`` / ``e_n``): samples
-    outside every bin get index ``n_bins``, as in the released code of Mukhoti et al.
+    faster. ``drop_outside=True`` applies the interval rule to the end bins too (no
+    special case for ``e_0`` / ``e_n``): samples outside every bin get index ``n_bins``,
+    as in the released code of Mukhoti et al.
     """
     edges = np.asarray(edges, dtype=np.float64)
     n = edges.size - 1
@@ -284,7 +289,8 @@ def sweep(conf: np.ndarray, hit: np.ndarray, binning: str, closed: str = "right"
     (one bin when N <= 2 or when already b = 2 breaks monotonicity). As in the authors'
     code (google-research ``caltrain``), ``"mass"`` bins are rank-based: after a stable
     sort, sample of rank r goes to bin floor(r b / N) (exact integers here), so tied
-    scores may be split; ``"width"`` bins are the equal-width bins of this module.
+    scores may be split; ``"width"`` bins are the equal-width bins of this module
+    (``closed="left"`` is caltrain's ``floor(x b)`` rule with 1 in the last bin).
     Each step costs O(b log N) through cumulative sums over the sorted scores.
     """
     check_choice("binning", binning, BINNINGS)
