@@ -473,3 +473,23 @@ def test_validate_false_skips_probability_checks_only():
     M.ece(p, np.array([0, 1, 1]), validate=False)
     with pytest.raises(ValueError, match="labels"):
         M.ece(p, np.array([0, 1, 2]), validate=False)
+
+
+def test_large_read_only_input_warns_nothing():
+    # from 2**22 entries the checks run through torch, which warns on read-only numpy arrays
+    p = np.full((1 << 21, 2), 0.5, dtype=np.float32)
+    p[::2] = [0.75, 0.25]
+    p.flags.writeable = False
+    y = np.zeros(1 << 21, dtype=np.int64)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # half the samples at conf 0.75 (all hits), half at 0.5 (all hits): ECE = 0.375
+        assert M.ece(p, y) == pytest.approx(0.375, abs=1e-12)
+        p2 = p.copy()
+        assert M.ece(p2, y) == pytest.approx(0.375, abs=1e-12)
+    with pytest.raises(ValueError, match="sum to 1"):
+        bad = p.copy()
+        bad[-1] = [0.9, 0.9]
+        M.ece(bad, y)
