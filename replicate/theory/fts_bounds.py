@@ -191,24 +191,37 @@ def closest_temperature(gamma, logits):
     """Temperature whose map is closest to focal calibration in the max-norm (Sec. 3.2/3.3).
 
     Minimises ``max |FC(softmax(z)) - softmax(z / T)|`` over the logit vectors ``z``
-    (rows of ``logits``) and classes: a 16-point scan over ``1/T`` in [0.5, gamma + 1.5]
-    followed by a bounded scalar refinement between the neighbours of the best scan point.
-    Returns ``(T, max deviation)``.
+    (rows of ``logits``) and classes: a 10-point scan over ``1/T`` in
+    [min(1, gamma + 1) / 2, max(1, gamma + 1) + 1/2] (the focal map's logit slopes lie
+    between 1 and gamma + 1),
+    then a bounded scalar refinement between the neighbours of the best scan point. The
+    refinement runs on the rows that are worst near the scan optimum and is repeated with
+    more rows until the maximum over *all* rows at the result equals the subset's, so the
+    answer is that of the full grid. Returns ``(T, max deviation)``.
     """
     g = check_gamma(gamma)
     z = np.asarray(logits, dtype=np.float64)
     z = z - z.max(-1, keepdims=True)
     fc = focal_calibration_map(softmax(z, axis=-1), g)
 
-    def dev(k):
-        e = np.exp(k * z)
-        return float(np.abs(fc - e / e.sum(-1, keepdims=True)).max())
+    def rowdev(k, rows=slice(None)):
+        e = np.exp(k * z[rows])
+        return np.abs(fc[rows] - e / e.sum(-1, keepdims=True)).max(-1)
 
-    ks = np.linspace(0.5, max(g, 0.0) + 1.5, 16)
-    i = int(np.argmin([dev(k) for k in ks]))
+    ks = np.linspace(min(1.0, g + 1.0) / 2, max(1.0, g + 1.0) + 0.5, 10)
+    scan = [rowdev(k) for k in ks]
+    i = int(np.argmin([d.max() for d in scan]))
     lo, hi = ks[max(i - 1, 0)], ks[min(i + 1, len(ks) - 1)]
-    r = minimize_scalar(dev, bounds=(lo, hi), method="bounded", options={"xatol": 1e-7})
-    return 1.0 / float(r.x), float(r.fun)
+    n_keep = min(len(z), 512)
+    worst = np.max([scan[j] for j in {max(i - 1, 0), i, min(i + 1, len(ks) - 1)}], axis=0)
+    rows = np.argsort(worst)[-n_keep:]
+    while True:
+        r = minimize_scalar(lambda k: float(rowdev(k, rows).max()), bounds=(lo, hi),
+                            method="bounded", options={"xatol": 1e-7})
+        full = rowdev(float(r.x))
+        if full.max() <= r.fun or len(rows) == len(z):
+            return 1.0 / float(r.x), float(full.max())
+        rows = np.union1d(rows, np.argsort(full)[-n_keep:])
 
 
 def temperature_fits(gammas, logits):

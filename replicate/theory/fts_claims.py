@@ -64,6 +64,15 @@ def _map_mpmath(q, gamma, dps: int = 40):
         return np.array([float(x / tot) for x in w])
 
 
+def _plain(x):
+    """NumPy scalars to Python numbers (so that glued values print as plain numbers)."""
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (tuple, list)):
+        return type(x)(_plain(v) for v in x)
+    return x.item() if isinstance(x, np.generic) else x
+
+
 def _row(rows, claim, where, how, result, ok, bad="differs"):
     rows.append(dict(claim=claim, where=where, how=how, result=result,
                      verdict="holds" if ok else bad))
@@ -311,7 +320,7 @@ def fts_report(profile: str = "cpu", *, minimizer=None):
     ti = np.array([tightest_temperature_bounds(g) for g in gb])
     bounds_curve = dict(gammas=gb, theory_steep=th[:, 0], theory_flat=th[:, 1],
                         tight_steep=ti[:, 0], tight_flat=ti[:, 1])
-    return dict(profile=profile, sizes=sz, numbers=num, claims=pd.DataFrame(rows),
+    return dict(profile=profile, sizes=sz, numbers=_plain(num), claims=pd.DataFrame(rows),
                 binary_fit=bfit, ternary_fit=dict(gammas=gam, T=T3, dev=d3),
                 quaternary_fit=dict(gammas=gam, T=T4, dev=d4), binary_closest=bclose,
                 ternary_closest=tclose, bounds_curve=bounds_curve)
