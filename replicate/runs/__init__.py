@@ -1,0 +1,20 @@
+"""Runs: configurations, their stable keys, finished records and ``get_or_train``.
+
+A run is a :class:`RunConfig` (data set, split, model, loss and its parameters, protocol
+options, profile, seed) and its record: configuration, final metrics before and after
+temperature scaling with the fitted T, per-epoch history, validation and test logits,
+provenance. See :mod:`replicate.runs.store` for the on-disk layout and
+:mod:`replicate.runs.spec` for how a configuration is resolved and keyed.
+
+    import replicate as rp
+    run = rp.runs.get_or_train(rp.runs.RunConfig("cifar10", "focal", {"gamma": 3}, profile="cpu"))
+    run.metrics["test"]["ece"], run.temperature, run.logits("test")
+"""
+from .build import build
+from .spec import RunConfig, canonical_json, dataset_kind, option_keys, resolve
+from .store import (STORES, Run, checkpoint_path, find, get_or_train, list_runs, load, promote,
+                    store_dir, write_record)
+
+__all__ = ["RunConfig", "Run", "get_or_train", "find", "load", "list_runs", "promote", "write_record",
+           "resolve", "canonical_json", "dataset_kind", "option_keys", "build", "store_dir",
+           "checkpoint_path", "STORES"]

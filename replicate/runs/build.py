@@ -1,0 +1,34 @@
+"""Turn a resolved run configuration into data, an initialised network and a loss."""
+from __future__ import annotations
+
+import torch
+
+
+def model_arguments(resolved: dict, info) -> dict:
+    """Keyword arguments of ``models.get_model``: the run's ``model_params`` plus, for text
+    data, the vocabulary size of the loaded data set (index 0 is padding)."""
+    kw = dict(resolved["model_params"])
+    if resolved["kind"] == "text" and getattr(info, "vocab", None) is not None:
+        kw.setdefault("vocab_size", len(info.vocab))
+    return kw
+
+
+def build(resolved: dict, data_dir=None):
+    """``(splits, model, loss)`` for a resolved configuration (:func:`replicate.runs.resolve`).
+
+    The data subset is drawn with a fixed seed (``subset_seed``) so that runs with
+    different seeds see the same images; the network is initialised under
+    ``torch.manual_seed(seed)`` (Mukhoti et al.'s torch seed 1) without touching the
+    caller's global random state.
+    """
+    from .. import data, losses, models
+
+    splits = data.load(resolved["dataset"], data_dir=data_dir, **resolved["data"])
+    sizes = [resolved[k] for k in ("n_train", "n_val", "n_test")]
+    if any(n is not None for n in sizes):
+        splits = splits.subset(*sizes, seed=resolved["subset_seed"])
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(resolved["train"]["seed"])
+        model = models.get_model(resolved["model"], splits.info.num_classes, **model_arguments(resolved, splits.info))
+    loss = losses.get_loss(resolved["loss"], **resolved["loss_params"])
+    return splits, model, loss

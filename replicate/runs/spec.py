@@ -1,0 +1,216 @@
+"""The configuration of a run and its stable key.
+
+:class:`RunConfig` names what a chapter asks for; :meth:`RunConfig.resolve` turns it into
+the complete, validated description of the run - data sizes, network, every training
+setting, the loss with all its parameters - using the profile
+(:mod:`replicate.profiles`) and the modules' defaults, without loading any data. The key
+is the SHA-256 of the canonical JSON of that resolved dict.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from ..profiles import get_profile
+
+SCHEMA = 1
+DATA_SIZE_KEYS = ("n_train", "n_val", "n_test")
+TEXT_DATASETS = ("20newsgroups",)
+
+
+def _train_fields() -> tuple[str, ...]:
+    from ..training import TrainSettings
+
+    return tuple(f.name for f in fields(TrainSettings))
+
+
+def option_keys() -> tuple[str, ...]:
+    """Protocol options a :class:`RunConfig` may override (every training setting but the seed,
+    and the data-subset sizes)."""
+    return tuple(k for k in _train_fields() if k != "seed") + DATA_SIZE_KEYS
+
+
+def _canonical(obj):
+    """Numbers as floats (bools kept), tuples as lists, dict keys sorted by json.dumps."""
+    if isinstance(obj, dict):
+        return {str(k): _canonical(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_canonical(v) for v in obj]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, float, np.integer, np.floating)):
+        v = float(obj)
+        if not math.isfinite(v):
+            raise ValueError(f"configuration values must be finite numbers; got {obj!r}")
+        return v
+    if obj is None or isinstance(obj, str):
+        return obj
+    raise ValueError(f"configuration values must be numbers, strings, booleans, None, lists or dicts; "
+                     f"got {obj!r} ({type(obj).__name__})")
+
+
+def canonical_json(obj) -> str:
+    """The canonical JSON text of ``obj`` that run keys hash."""
+    return json.dumps(_canonical(obj), sort_keys=True, separators=(",", ":"))
+
+
+def dataset_kind(name: str) -> str:
+    """``"image"`` or ``"text"`` for the data set ``name``; ValueError lists the known names."""
+    from .. import data
+
+    if name not in data.DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; allowed datasets: {', '.join(data.DATASETS)}")
+    return "text" if name in TEXT_DATASETS else "image"
+
+
+def data_arguments(name: str, split: str, data_params: dict) -> dict:
+    """The keyword arguments of ``data.load`` for this run, with every default filled in.
+
+    ``data_params`` may set the data set's options (``data.OPTIONS[name]``), ``val_size``
+    and ``split_seed``; ValueError names an unknown one and lists the allowed ones.
+    """
+    from .. import data
+
+    if split not in data.SPLITS:
+        raise ValueError(f"unknown split {split!r}; allowed splits: {', '.join(data.SPLITS)}")
+    allowed = ("val_size", "split_seed", *data.OPTIONS[name])
+    unknown = [k for k in data_params if k not in allowed]
+    if unknown:
+        raise ValueError(f"unknown data_params {unknown} for {name!r}; allowed: {', '.join(allowed)}")
+    out = {"split": split, "val_size": data.DEFAULT_VAL_SIZE[name], "split_seed": 1, **data.OPTIONS[name]}
+    out.update(data_params)
+    for key in ("val_size", "split_seed"):
+        v = out[key]
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValueError(f"data_params[{key!r}] must be a non-negative integer; got {v!r}")
+    return out
+
+
+def check_model(name: str, params: dict | None = None, kind: str = "image") -> str:
+    """ValueError listing the models when ``name`` is not one, or naming a bad keyword."""
+    import inspect
+
+    from .. import models
+
+    if name not in models.MODELS:
+        raise ValueError(f"unknown model {name!r}; allowed models: {', '.join(models.MODELS)}")
+    implicit = {"num_classes"} | ({"vocab_size"} if kind == "text" else set())
+    sig = inspect.signature(models.MODELS[name])
+    allowed = [p for p in sig.parameters if p not in implicit]
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
+    unknown = [k for k in (params or {}) if k not in allowed]
+    if unknown and not takes_any:
+        raise ValueError(f"model {name!r}: unknown model_params {unknown}; allowed: {', '.join(allowed) or 'none'}")
+    return name
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What to train: data set, loss and its parameters, network, profile, seed, options.
+
+    ``model`` None takes the profile's network (its text network for text data);
+    ``options`` overrides any protocol setting of the profile (``epochs``, ``lr``,
+    ``milestones`` as fractions, ``clip_grad_norm``, ``lr_step_at_epoch_start``,
+    ``precision``, ``eval_every_epoch``, ``n_train``, ...); ``model_params`` and
+    ``data_params`` go to ``get_model`` and ``data.load``.
+    """
+
+    dataset: str
+    loss: str = "cross_entropy"
+    loss_params: dict = field(default_factory=dict)
+    model: str | None = None
+    profile: str = "cpu"
+    seed: int = 1
+    split: str = "reference"
+    options: dict = field(default_factory=dict)
+    model_params: dict = field(default_factory=dict)
+    data_params: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        out = dataclasses.asdict(self)
+        return json.loads(json.dumps(out))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RunConfig":
+        names = {f.name for f in fields(cls)}
+        unknown = set(d) - names
+        if unknown:
+            raise ValueError(f"unknown RunConfig fields {sorted(unknown)}; allowed: {', '.join(sorted(names))}")
+        return cls(**d)
+
+    def replace(self, **changes) -> "RunConfig":
+        """A copy with some fields changed (``dataclasses.replace``)."""
+        return dataclasses.replace(self, **changes)
+
+    def resolve(self) -> dict:
+        """The complete validated description of the run (see the module docstring)."""
+        return resolve(self)
+
+    @property
+    def key(self) -> str:
+        """16 hex digits of the SHA-256 of the canonical resolved configuration."""
+        return hashlib.sha256(canonical_json(resolve(self)).encode()).hexdigest()[:16]
+
+
+def _check_mapping(name: str, value) -> dict:
+    if not isinstance(value, dict):
+        raise ValueError(f"{name} must be a dict; got {value!r}")
+    bad = [k for k in value if not isinstance(k, str)]
+    if bad:
+        raise ValueError(f"{name} keys must be strings; got {bad!r}")
+    return value
+
+
+def resolve(cfg: RunConfig) -> dict:
+    """Validate ``cfg`` and fill in every value the profile and module defaults decide.
+
+    Checks, in order and before any data is read: profile, seed, data set, split type,
+    options (names and values), network, loss name and parameters. Each failure is a
+    ValueError naming the field and its allowed values.
+    """
+    from ..training import TrainSettings
+
+    profile = get_profile(cfg.profile)
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, (int, np.integer)) or cfg.seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {cfg.seed!r}")
+    if not isinstance(cfg.dataset, str):
+        raise ValueError(f"dataset must be a string; got {cfg.dataset!r}")
+    kind = dataset_kind(cfg.dataset)
+    for name in ("loss_params", "options", "model_params", "data_params"):
+        _check_mapping(name, getattr(cfg, name))
+    data_args = data_arguments(cfg.dataset, cfg.split, cfg.data_params)
+    settings = profile.settings(kind)
+    allowed = option_keys()
+    unknown = [k for k in cfg.options if k not in allowed]
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown}; allowed options: {', '.join(allowed)}")
+    settings.update(cfg.options)
+    for key in DATA_SIZE_KEYS:
+        v = settings[key]
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
+            raise ValueError(f"{key} must be a positive integer or None (all); got {v!r}")
+    train = {k: settings[k] for k in _train_fields() if k in settings}
+    train["seed"] = int(cfg.seed)
+    for k in ("milestones", "betas"):
+        if k in train:
+            train[k] = tuple(train[k])
+    ts = TrainSettings(**train).validate()
+    model = check_model(cfg.model if cfg.model is not None else settings["model"], cfg.model_params, kind)
+    from .. import losses
+
+    loss_config = dict(losses.get_loss(cfg.loss, **cfg.loss_params).config())
+    loss_name = loss_config.pop("name", cfg.loss)
+    resolved = {
+        "schema": SCHEMA, "dataset": cfg.dataset, "kind": kind, "data": data_args, "subset_seed": 0,
+        **{k: (int(settings[k]) if settings[k] is not None else None) for k in DATA_SIZE_KEYS},
+        "model": model, "model_params": dict(cfg.model_params),
+        "loss": loss_name, "loss_params": loss_config,
+        "train": json.loads(json.dumps(dataclasses.asdict(ts))),
+    }
+    canonical_json(resolved)  # every value must be JSON-representable and finite
+    return resolved

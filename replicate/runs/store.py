@@ -1,0 +1,302 @@
+"""The run store: finished runs on disk and ``get_or_train``.
+
+A run's key is the SHA-256 of its resolved configuration as canonical JSON
+(:mod:`replicate.runs.spec`: numbers canonicalised, so ``gamma=3`` and ``gamma=3.0`` are
+the same run; the profile's *name* is not part of it, only the values it resolves to).
+
+A finished run is a folder ``<store>/runs/<key>/`` holding ``record.json`` (configuration,
+metrics on the validation and test sets before and after temperature scaling with the
+fitted ``T``, per-epoch history, provenance, wall time) and ``logits.npz`` (compressed
+validation and test logits with their labels). The folder is written under a temporary
+name and renamed into place, so a half-written run is never read as finished. Stores:
+``results`` (:func:`replicate.config.results_dir`, committed, no checkpoints) and
+``cache`` (:func:`replicate.config.cache_dir`, local). Checkpoints live only in
+``<cache>/checkpoints/<key>.pt`` and are deleted when the run finishes.
+
+Temperature scaling follows the papers' code (PROTOCOL.md "Metrics"): grid T = 0.1..10.0
+chosen by minimum validation ECE (:func:`replicate.posthoc.fit_temperature`).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import shutil
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+
+from .. import config as _config
+from .spec import RunConfig
+
+STORES = ("results", "cache")
+FORMAT = 1
+
+
+def store_dir(store: str) -> Path:
+    """The folder holding the finished runs of ``store`` ("results" or "cache")."""
+    if store == "results":
+        return _config.results_dir() / "runs"
+    if store == "cache":
+        return _config.cache_dir() / "runs"
+    raise ValueError(f"store must be one of {', '.join(STORES)}; got {store!r}")
+
+
+def checkpoint_path(key: str) -> Path:
+    """Where the run ``key`` keeps its checkpoint while training (local cache only)."""
+    return _config.cache_dir() / "checkpoints" / f"{key}.pt"
+
+
+def _jsonable(obj):
+    """Numpy scalars and arrays to Python, non-finite floats to None, tuples to lists."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, (np.integer, int)):
+        return int(obj)
+    if isinstance(obj, (np.floating, float)):
+        return float(obj) if math.isfinite(obj) else None
+    return obj
+
+
+class Run:
+    """A finished run read from its folder: ``.config``, ``.metrics``, ``.history``, ``.logits()``."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        record_file = self.path / "record.json"
+        if not record_file.exists():
+            raise FileNotFoundError(f"no finished run at {self.path} (record.json missing)")
+        self.record = json.loads(record_file.read_text())
+        self.key: str = self.record["key"]
+        self.config = RunConfig.from_dict(self.record["config"])
+        self.resolved: dict = self.record["resolved"]
+        self.metrics: dict = self.record["metrics"]
+        self.temperature: float = self.record["temperature"]
+        self.history: list = self.record["history"]
+        self.provenance: dict = self.record["provenance"]
+        self.wall_time: float = self.record["wall_time"]
+
+    @property
+    def store(self) -> str:
+        for name in STORES:
+            if self.path.parent == store_dir(name):
+                return name
+        return "other"
+
+    def logits(self, split: str = "test") -> tuple[np.ndarray, np.ndarray]:
+        """``(logits float32 (n, K), labels int64 (n,))`` of ``split`` ("val" or "test")."""
+        if split not in ("val", "test"):
+            raise ValueError(f"split must be 'val' or 'test'; got {split!r}")
+        with np.load(self.path / "logits.npz") as f:
+            return f[f"{split}_logits"].astype(np.float32), f[f"{split}_labels"].astype(np.int64)
+
+    def history_frame(self):
+        """The per-epoch history as a pandas DataFrame (nested per-split metrics flattened
+        to ``split/metric`` columns; histograms and loss state left out)."""
+        import pandas as pd
+
+        rows = []
+        for row in self.history:
+            flat = {}
+            for k, v in row.items():
+                if isinstance(v, dict) and k in ("train", "val", "test"):
+                    flat.update({f"{k}/{m}": x for m, x in v.items()})
+                elif not isinstance(v, (dict, list)):
+                    flat[k] = v
+            rows.append(flat)
+        return pd.DataFrame(rows)
+
+    def summary(self) -> dict:
+        """One row for listings: identity, error, ECE before and after TS, T."""
+        r, t, ts = self.resolved, self.metrics["test"], self.metrics["test_ts"]
+        params = ",".join(f"{k}={v}" for k, v in sorted(self.config.loss_params.items()))
+        return {"key": self.key, "store": self.store, "dataset": r["dataset"], "model": r["model"],
+                "loss": r["loss"] + (f"({params})" if params else ""), "profile": self.config.profile,
+                "seed": r["train"]["seed"], "epochs": r["train"]["epochs"], "error": t.get("error"),
+                "ece": t.get("ece"), "ece_ts": ts.get("ece"), "T": self.temperature,
+                "wall_time": self.wall_time}
+
+    def __repr__(self) -> str:
+        s = self.summary()
+        return (f"Run({s['key']}: {s['dataset']}/{s['model']}/{s['loss']} seed {s['seed']}, "
+                f"error {s['error']:.4f}, ECE {s['ece']:.4f} -> {s['ece_ts']:.4f} at T={s['T']:g})")
+
+
+def find(config: RunConfig | str) -> Run | None:
+    """The finished run of ``config`` (or key) in ``results`` first, then ``cache``; None if absent."""
+    key = config if isinstance(config, str) else config.key
+    for store in STORES:
+        path = store_dir(store) / key
+        if (path / "record.json").exists():
+            return Run(path)
+    return None
+
+
+def load(key: str, store: str | None = None) -> Run:
+    """The finished run whose key is ``key`` or starts with it (unique prefix)."""
+    stores = STORES if store is None else (store,)
+    matches = []
+    for name in stores:
+        base = store_dir(name)
+        if base.exists():
+            matches += [p for p in sorted(base.iterdir()) if p.name.startswith(key) and (p / "record.json").exists()]
+    if not matches:
+        raise ValueError(f"no finished run with key {key!r} in {', '.join(stores)}")
+    if len({p.name for p in matches}) > 1:
+        raise ValueError(f"key prefix {key!r} is ambiguous: {', '.join(sorted({p.name for p in matches}))}")
+    return Run(matches[0])
+
+
+def list_runs(store: str = "all"):
+    """A pandas DataFrame with one :meth:`Run.summary` row per finished run in ``store``."""
+    import pandas as pd
+
+    stores = STORES if store == "all" else (store,)
+    rows = []
+    for name in stores:
+        base = store_dir(name)
+        if base.exists():
+            rows += [Run(p).summary() for p in sorted(base.iterdir())
+                     if not p.name.startswith(".") and (p / "record.json").exists()]
+    columns = ["key", "store", "dataset", "model", "loss", "profile", "seed", "epochs", "error", "ece",
+               "ece_ts", "T", "wall_time"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+@contextlib.contextmanager
+def _lock(key: str):
+    """An exclusive per-run lock (released by the OS if the process dies)."""
+    path = _config.cache_dir() / "locks" / f"{key}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - non-POSIX: no cross-process lock
+        yield
+        return
+    with open(path, "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _write_atomic_dir(final: Path, files: dict) -> Path:
+    """Write ``files`` (name -> callable(path)) into a temporary folder, then rename it to ``final``."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.parent / f".tmp-{final.name}-{uuid.uuid4().hex[:8]}"
+    tmp.mkdir()
+    try:
+        for name, write in files.items():
+            write(tmp / name)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if not (final / "record.json").exists():
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)  # someone else finished the same run first
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def _metrics(logits: np.ndarray, labels: np.ndarray) -> dict:
+    from .. import metrics
+
+    return {k: float(v) for k, v in metrics.evaluate(logits, labels).items() if np.ndim(v) == 0}
+
+
+def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: str = "float32",
+                 extra_provenance: dict | None = None) -> Run:
+    """Fit T, compute metrics and write the finished run of ``config`` from a
+    :class:`replicate.training.TrainResult` into ``store``."""
+    from .. import posthoc, provenance
+
+    if logits_dtype not in ("float32", "float16"):
+        raise ValueError(f"logits_dtype must be 'float32' or 'float16'; got {logits_dtype!r}")
+    arrays = {f"{s}_{what}": t.numpy() for s, (lg, y) in result.logits.items()
+              for what, t in (("logits", lg), ("labels", y))}
+    val_z, val_y = arrays["val_logits"].astype(np.float64), arrays["val_labels"]
+    test_z, test_y = arrays["test_logits"].astype(np.float64), arrays["test_labels"]
+    cal = posthoc.fit_temperature(val_z, val_y, method="grid", metric="ece")
+    T = float(cal.params["T"])
+    metrics = {"val": _metrics(val_z, val_y), "test": _metrics(test_z, test_y),
+               "val_ts": _metrics(val_z / T, val_y), "test_ts": _metrics(test_z / T, test_y)}
+    prov = provenance.collect(result.device)
+    prov.update(extra_provenance or {})
+    record = {"format": FORMAT, "key": config.key, "config": config.to_dict(), "resolved": config.resolve(),
+              "metrics": metrics, "temperature": T, "temperature_method": "grid 0.1..10.0 by validation ECE",
+              "selected_epoch": result.selected_epoch, "history": result.history, "provenance": prov,
+              "wall_time": float(sum(r.get("seconds", 0.0) for r in result.history)),
+              "logits_dtype": logits_dtype}
+    saved = {k: (v.astype(logits_dtype) if k.endswith("_logits") else v) for k, v in arrays.items()}
+    files = {"record.json": lambda p: p.write_text(json.dumps(_jsonable(record), indent=1, sort_keys=True)),
+             "logits.npz": lambda p: np.savez_compressed(p, **saved)}
+    return Run(_write_atomic_dir(store_dir(store) / config.key, files))
+
+
+def promote(key: str) -> Run:
+    """Copy a finished run from the cache into the committed ``results`` store."""
+    run = load(key, store="cache")
+    files = {name: (lambda p, src=run.path / name: shutil.copyfile(src, p)) for name in ("record.json", "logits.npz")}
+    return Run(_write_atomic_dir(store_dir("results") / run.key, files))
+
+
+def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto", device=None,
+                 deterministic: bool = False, data_dir=None, retrain: bool = False,
+                 logits_dtype: str | None = None) -> Run:
+    """The finished run of ``config``: loaded from ``results`` or ``cache`` if there, else trained.
+
+    The whole configuration (names, parameters, profile, device) is validated before any
+    data is loaded. Training resumes from the run's checkpoint if a previous attempt was
+    killed. ``store`` says where a new run is written (``results`` also promotes a cached
+    run). ``logits_dtype`` defaults to float16 in ``results`` (small enough to commit) and
+    float32 in the cache.
+    """
+    from .. import training
+    from .build import build
+
+    if store not in STORES:
+        raise ValueError(f"store must be one of {', '.join(STORES)}; got {store!r}")
+    resolved = config.resolve()
+    training.select_device(device)
+    training.progress.resolve_mode(progress)
+    if not retrain:
+        found = find(config)
+        if found is not None:
+            if store == "results" and found.store == "cache":
+                return promote(found.key)
+            return found
+    with _lock(config.key):
+        found = None if retrain else find(config)
+        if found is not None:
+            return promote(found.key) if store == "results" and found.store == "cache" else found
+        t0 = time.perf_counter()
+        splits, model, loss = build(resolved, data_dir=data_dir)
+        label = f"{resolved['dataset']}/{resolved['model']}/{resolved['loss']} seed {resolved['train']['seed']}"
+        ckpt = checkpoint_path(config.key)
+        if retrain and ckpt.exists():
+            ckpt.unlink()
+        result = training.train(model, loss, splits, training.TrainSettings(**resolved["train"]), device=device,
+                                deterministic=deterministic, checkpoint=ckpt, key=config.key, progress=progress,
+                                label=label)
+        dtype = logits_dtype or ("float16" if store == "results" else "float32")
+        if retrain:
+            shutil.rmtree(store_dir(store) / config.key, ignore_errors=True)
+        run = write_record(config, result, store=store, logits_dtype=dtype,
+                           extra_provenance={"deterministic": bool(deterministic),
+                                             "resumed_from_epoch": result.resumed_from,
+                                             "session_seconds": time.perf_counter() - t0})
+        with contextlib.suppress(FileNotFoundError):
+            ckpt.unlink()
+    return run
