@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg") if matplotlib.get_backend().lower() in {"", "tkagg"} else None
 
@@ -57,8 +58,11 @@ def caption(profile: str | None = None, dataset: str | None = None, seed=None, *
 
 
 def add_caption(fig, text: str, fontsize: str = "small"):
-    """Write ``text`` (usually from :func:`caption`) under the axes of ``fig``; returns the Text."""
-    return fig.text(0.5, -0.01, text, ha="center", va="top", fontsize=fontsize, color="0.3")
+    """Write ``text`` (usually from :func:`caption`) under everything drawn in ``fig``
+    (tick labels and axis labels included); returns the Text."""
+    bottom = fig.get_tightbbox(fig.canvas.get_renderer()).y0 / fig.get_figheight()
+    return fig.text(0.5, min(bottom, 0.0) - 0.01, text, ha="center", va="top", fontsize=fontsize,
+                    color="0.3")
 
 
 def _check_binning(binning: str) -> str:
@@ -78,7 +82,8 @@ def _top1(probs, labels):
 
 
 def reliability_diagram(probs, labels, n_bins: int = 15, binning: str = "width", ax=None,
-                        title: str | None = None, show_counts: bool = True, show_ece: bool = True):
+                        title: str | None = None, show_counts: bool = True, show_ece: bool = True,
+                        true_curve=None):
     """Reliability diagram of top-1 predictions; returns the Axes.
 
     Bars: accuracy of each bin (from :func:`replicate.metrics.reliability_bins`, intervals
@@ -87,6 +92,8 @@ def reliability_diagram(probs, labels, n_bins: int = 15, binning: str = "width",
     means over-confidence). Empty bins draw nothing. ``show_counts`` writes each bin's
     number of samples at its foot (bins narrower than 0.02 stay unlabelled); ``show_ece``
     puts the ECE of the same bins (the bin-mass-weighted mean absolute gap) in the legend.
+    ``true_curve``, a function ``c -> P(correct | confidence c)`` known for synthetic
+    predictors, is drawn as a black line over the range of the observed confidences.
     """
     from . import metrics
 
@@ -105,22 +112,23 @@ def reliability_diagram(probs, labels, n_bins: int = 15, binning: str = "width",
            linewidth=0.6, label="accuracy")
     lo, hi = np.minimum(acc[full], conf[full]), np.maximum(acc[full], conf[full])
     ax.bar(left, hi - lo, bottom=lo, width=width, align="edge", color=col[3], alpha=0.35,
-           edgecolor=col[3], hatch="//", linewidth=0.6, label="gap to confidence")
-    ax.plot([0, 1], [0, 1], ls="--", color="0.35", lw=1, label="perfect calibration")
+           edgecolor=col[3], hatch="//", linewidth=0.6, label="gap")
+    ax.plot([0, 1], [0, 1], ls="--", color="0.35", lw=1, label="ideal")
+    if true_curve is not None:
+        conf_all = np.asarray(probs, dtype=np.float64).max(axis=1)
+        c = np.linspace(conf_all.min(), conf_all.max(), 200)
+        ax.plot(c, true_curve(c), color="black", lw=1.5, label="true h(c)")
     if show_counts:
         for x, w, n in zip(left, width, count[full]):
             if w >= 0.02:                      # narrower bins would overprint each other
                 ax.text(x + w / 2, 0.015, f"{int(n)}", rotation=90, ha="center", va="bottom",
                         fontsize=6.5, color="white")
-    legend_title = None
-    if show_ece:
-        ece = rb.ece
-        kind = "equal-width" if binning == "width" else "equal-mass"
-        legend_title = f"{'ECE' if binning == 'width' else 'AdaECE'} = {100 * ece:.2f}% ({n_bins} {kind} bins)"
-    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="confidence (top-1 probability)", ylabel="accuracy")
+    legend_title = f"{'ECE' if binning == 'width' else 'AdaECE'} = {100 * rb.ece:.2f}%" if show_ece else None
+    kind = "equal-width" if binning == "width" else "equal-mass"
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel=f"confidence ({n_bins} {kind} bins)", ylabel="accuracy")
     ax.set_aspect("equal")
     ax.legend(loc="best", fontsize="x-small", title=legend_title, title_fontsize="x-small",
-              frameon=True, framealpha=0.92, alignment="left")
+              frameon=True, framealpha=0.92, alignment="left", labelspacing=0.3, handlelength=1.5)
     if title:
         ax.set_title(title)
     return ax
@@ -223,6 +231,9 @@ def estimator_plot(frame, x: str = "n", y: str = "estimate", hue: str = "estimat
         ax.legend(fontsize="x-small")
     if logx:
         ax.set_xscale("log")
+        ax.set_xticks(sorted(frame[x].unique()))
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     if title:
         ax.set_title(title)
     return ax

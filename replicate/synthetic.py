@@ -36,12 +36,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 from scipy import integrate, special, stats
 
-__all__ = ["BetaModel", "LogitModel", "LogitSample", "as_generator"]
+__all__ = ["BetaModel", "LogitModel", "LogitSample", "as_generator", "estimator_study"]
 
 
 def as_generator(rng) -> np.random.Generator:
@@ -132,6 +134,40 @@ class BetaModel:
             return 0.0
         u = self.alpha ** (1.0 / (1.0 - self.alpha))
         return (1.0 - self.lo) * u * abs(1.0 / self.alpha - 1.0)
+
+    def expected_binned_ece(self, n: int, n_bins: int = 15) -> float:
+        """Central-limit approximation of ``E[ECE]`` for ``n`` samples and equal-width bins.
+
+        With ``S_b = sum_i 1[c_i in b] (correct_i - c_i)`` the binned estimate is
+        ``ECE = sum_b |S_b| / n``. ``S_b`` is a sum of ``n`` i.i.d. terms with mean
+        ``m_b = int_b (h - c) dF`` and second moment ``int_b (h - 2 h c + c**2) dF``
+        (quadrature), so ``S_b ~ N(n m_b, n s_b)`` and ``E|S_b|`` is the folded-normal mean
+        ``sigma sqrt(2/pi) exp(-mu**2 / (2 sigma**2)) + mu (1 - 2 Phi(-mu / sigma))``.
+        For a calibrated predictor (``m_b = 0``) this is ``sum_b sqrt(2 s_b / (pi n))``:
+        the bias shrinks like ``sqrt(n_bins / n)``. Accurate once bins hold tens of samples.
+        """
+        n = _check_n(n)
+        if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+            raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+        lo, span, al = self.lo, 1.0 - self.lo, self.alpha
+        # bin edges on the u scale; partial moments int_bin u^s dBeta = m(s) [I(u2) - I(u1)]
+        e = np.clip((np.arange(n_bins + 1) / n_bins - lo) / span, 0.0, 1.0)
+
+        def part(s):
+            return self.moment(s) * np.diff(special.betainc(self.a + s, self.b, e))
+
+        p0, p1, pa, pa1, p2 = part(0.0), part(1.0), part(al), part(al + 1.0), part(2.0)
+        m = span * (pa - p1)                                              # int_b (h - c) dF
+        e_h = lo * p0 + span * pa
+        e_hc = lo * lo * p0 + lo * span * (p1 + pa) + span * span * pa1
+        e_cc = lo * lo * p0 + 2 * lo * span * p1 + span * span * p2
+        var = np.maximum(n * (e_h - 2 * e_hc + e_cc - m * m), 0.0)
+        mu, sd = n * m, np.sqrt(var)
+        safe = np.where(sd > 0, sd, 1.0)
+        folded = np.where(sd > 0, sd * np.sqrt(2 / np.pi) * np.exp(-mu * mu / (2 * safe * safe))
+                          + mu * (1 - 2 * stats.norm.cdf(-mu / safe)), np.abs(mu))
+        total = float(folded.sum())
+        return total / n
 
     def sample(self, n: int, rng=None) -> tuple[np.ndarray, np.ndarray]:
         """``n`` i.i.d. pairs ``(confidence, correct)``: float64 and bool arrays."""
@@ -253,3 +289,34 @@ class LogitModel:
         z = as_generator(rng).normal(0.0, self.scale, size=(_check_n(n_mc), self.n_classes))
         d = special.softmax(self.beta * z, axis=1).max(axis=1) - special.softmax(z, axis=1).max(axis=1)
         return float(abs(d.mean())), float(d.std(ddof=1) / math.sqrt(len(d)))
+
+
+def estimator_study(model: BetaModel, estimators: Mapping[str, Callable], sizes: Sequence[int],
+                    reps: int, rng=0, n_bins: Sequence[int] | None = None) -> pd.DataFrame:
+    """Run calibration estimators on repeated samples of ``model`` (long-form DataFrame).
+
+    For each sample size ``n`` of ``sizes`` and each of ``reps`` repetitions, one sample
+    ``model.sample_probs(n)`` is drawn and every estimator ``f(probs, labels)`` is applied
+    to it (all estimators see the same samples). With ``n_bins`` given, each estimator is
+    called as ``f(probs, labels, n_bins=b)`` for every ``b`` and the rows get a column
+    ``n_bins``. Columns: ``n``, ``rep``, [``n_bins``], ``estimator``, ``estimate``.
+    """
+    if not estimators:
+        raise ValueError("estimators must be a non-empty mapping name -> callable(probs, labels)")
+    sizes = [_check_n(n) for n in sizes]
+    if not sizes:
+        raise ValueError("sizes must be a non-empty sequence of positive integers")
+    reps = _check_n(reps)
+    g = as_generator(rng)
+    rows = []
+    for n in sizes:
+        for r in range(reps):
+            probs, labels = model.sample_probs(n, g)
+            for name, f in estimators.items():
+                if n_bins is None:
+                    rows.append((n, r, name, float(f(probs, labels))))
+                else:
+                    rows.extend((n, r, int(b), name, float(f(probs, labels, n_bins=b))) for b in n_bins)
+    cols = ["n", "rep", "estimator", "estimate"] if n_bins is None else \
+        ["n", "rep", "n_bins", "estimator", "estimate"]
+    return pd.DataFrame(rows, columns=cols)

@@ -56,7 +56,8 @@ def test_reliability_diagram_bars_gaps_and_counts_match_a_direct_binning():
     counts = sorted(int(t.get_text()) for t in ax.texts)
     assert counts == sorted(r[4] for r in rows)
     ece = sum(n / len(labels) * abs(a - c) for _, _, a, c, n in rows)
-    assert f"ECE = {100 * ece:.2f}%" in ax.get_legend().get_title().get_text()
+    assert ax.get_legend().get_title().get_text() == f"ECE = {100 * ece:.2f}%"
+    assert "15 equal-width bins" in ax.get_xlabel()
 
 
 def test_reliability_diagram_mass_bins_hold_equal_counts():
@@ -132,3 +133,14 @@ def test_bad_arguments_raise_clear_errors():
         plots.confidence_histogram(probs, labels, n_bins=0)
     with pytest.raises(ValueError, match="panels"):
         plots.reliability_grid({})
+
+
+def test_reliability_diagram_draws_the_true_calibration_curve():
+    m = synthetic.BetaModel()
+    probs, labels = m.sample_probs(500, rng=4)
+    ax = plots.reliability_diagram(probs, labels, true_curve=m.calibration_function)
+    line = [ln for ln in ax.lines if ln.get_label() == "true h(c)"][0]
+    x, y = line.get_xdata(), line.get_ydata()
+    assert x.min() == pytest.approx(probs.max(1).min()) and x.max() == pytest.approx(probs.max(1).max())
+    u = (x - 0.1) / 0.9
+    np.testing.assert_allclose(y, 0.1 + 0.9 * u ** 1.6, rtol=1e-12)

@@ -165,3 +165,70 @@ def test_bad_arguments_raise_clear_errors():
         syn.BetaModel().sample(3, rng="seed")
     with pytest.raises(ValueError, match="confidence"):
         syn.BetaModel(n_classes=10).calibration_function(0.05)
+
+
+def _ece_literal(conf, hit, n_bins):
+    """sum_b |sum_{i in b} (hit_i - c_i)| / n with bins (b/n_bins, (b+1)/n_bins] (test's own code)."""
+    b = np.clip(np.ceil(conf * n_bins).astype(int) - 1, 0, n_bins - 1)
+    return np.abs(np.bincount(b, weights=hit - conf, minlength=n_bins)).sum() / len(conf)
+
+
+@pytest.mark.parametrize("alpha,n,n_bins", [(1.6, 400, 15), (1.0, 400, 15), (1.0, 2000, 50)])
+def test_clt_expectation_of_binned_ece_matches_monte_carlo(alpha, n, n_bins):
+    m = syn.BetaModel(alpha=alpha)
+    g = np.random.default_rng(21)
+    est = np.array([_ece_literal(*m.sample(n, g), n_bins) for _ in range(1500)])
+    se = est.std(ddof=1) / math.sqrt(len(est))
+    assert abs(m.expected_binned_ece(n, n_bins) - est.mean()) < 4 * se + 0.02 * est.mean()
+
+
+def test_clt_expectation_for_a_calibrated_model_scales_as_one_over_root_n():
+    m = syn.BetaModel(alpha=1.0)
+    assert m.expected_binned_ece(4000) == pytest.approx(m.expected_binned_ece(1000) / 2, rel=1e-9)
+    # and it converges to the true ECE for a miscalibrated model
+    assert syn.BetaModel().expected_binned_ece(10**9) == pytest.approx(syn.BetaModel().true_ece(), rel=1e-4)
+
+
+def test_estimator_study_feeds_every_estimator_the_same_samples():
+    m = syn.BetaModel(n_classes=4)
+    est = {"acc": lambda p, y: float((p.argmax(1) == y).mean()),
+           "err": lambda p, y: float((p.argmax(1) != y).mean())}
+    df = syn.estimator_study(m, est, sizes=[50, 200], reps=30, rng=3)
+    assert list(df.columns) == ["n", "rep", "estimator", "estimate"] and len(df) == 2 * 30 * 2
+    wide = df.pivot_table(index=["n", "rep"], columns="estimator", values="estimate")
+    np.testing.assert_allclose(wide["acc"] + wide["err"], 1.0)
+    acc = df[(df.estimator == "acc") & (df.n == 200)].estimate
+    assert abs(acc.mean() - m.accuracy()) < 5 * math.sqrt(0.25 / (200 * 30))
+    again = syn.estimator_study(m, est, sizes=[50, 200], reps=30, rng=3)
+    pd_equal = (again.estimate.to_numpy() == df.estimate.to_numpy()).all()
+    assert pd_equal
+
+
+def test_estimator_study_with_bin_counts():
+    m = syn.BetaModel()
+    df = syn.estimator_study(m, {"ece": lambda p, y, n_bins: _ece_literal(p.max(1), p.argmax(1) == y, n_bins)},
+                             sizes=[300], reps=2, rng=0, n_bins=[5, 15])
+    assert list(df.columns) == ["n", "rep", "n_bins", "estimator", "estimate"]
+    assert sorted(df.n_bins.unique()) == [5, 15] and len(df) == 4
+    with pytest.raises(ValueError, match="estimators"):
+        syn.estimator_study(m, {}, sizes=[10], reps=1)
+
+
+def test_default_logit_model_quoted_in_the_chapter():
+    """The chapter's LogitModel(): true ECE = mean confidence - accuracy (beta > 1), T* = beta."""
+    m = syn.LogitModel()
+    assert (m.n_classes, m.beta, m.scale) == (10, 1.8, 4.0)
+    true_ece, se = m.true_ece(rng=5)
+    s = m.sample(200_000, rng=12)
+    p = special.softmax(s.logits, 1)
+    d = p.max(1) - (p.argmax(1) == s.labels)          # plug-in with sampled labels
+    assert abs(d.mean() - true_ece) < 5 * d.std() / math.sqrt(len(d)) + 5 * se
+    z = s.logits[:40_000]
+    y = s.labels[:40_000]
+
+    def nll(t):
+        zt = z / t
+        return float(np.mean(special.logsumexp(zt, 1) - zt[np.arange(len(y)), y]))
+
+    t_star = optimize.minimize_scalar(nll, bounds=(0.5, 5), method="bounded").x
+    assert t_star == pytest.approx(1.8, rel=0.03)
