@@ -324,13 +324,17 @@ def test_multiclass_fits_smoke_grid(report, n_classes, step):
 
 
 def test_caption_temperatures_three_classes(report):
-    z = fts_bounds.logit_grid(3, 0.25)
+    """On the chapter's cpu grid (step 0.1): package optimiser vs brute-force temperatures."""
+    z = fts_bounds.logit_grid(3, 0.1)
     q = np.exp(z - np.logaddexp.reduce(z, -1, keepdims=True))
-    for g, t in report["ternary_closest"].items():
-        k, _ = brute_closest_k(th.focal_calibration_map(q, g), z, 0.5, g + 1.5)
-        assert t == pytest.approx(1 / k, abs=1e-3)
-    k9, d9 = brute_closest_k(th.focal_calibration_map(q, 9.0), z, 0.5, 10.5)
-    assert report["numbers"]["tri_dev9"] == pytest.approx(d9, rel=2e-3)
+    for g in (0.5, 1.0, 2.0, 3.0, 9.0):
+        k, d = brute_closest_k(th.focal_calibration_map(q, g), z, 0.5, g + 1.5)
+        t, dev = fts_bounds.closest_temperature(g, z)
+        assert t == pytest.approx(1 / k, abs=2e-4) and dev == pytest.approx(d, rel=1e-3)
+    # the paper's captions: Fig. 7 pairs agree, Fig. 5 pairs belong to gamma = 0.5 and 2
+    t = report["ternary_closest"]
+    assert abs(t[0.5] - 0.8) < 0.02 and abs(t[2.0] - 0.46) < 0.02
+    assert abs(t[1.0] - 0.81) > 0.1 and abs(t[3.0] - 0.46) > 0.08
 
 
 # ----------------------------------------------------------------------------- Prop. 5
