@@ -268,7 +268,8 @@ def fts_report(profile: str = "cpu", *, minimizer=None):
     num["tri_min_invT"] = float((1 / T3).min())
     _row(rows, "3 classes: 1/T ≈ 0.64γ + 0.91, 1/T > 1 for γ > 0, error 0 → 8% at γ = 9",
          "Sec. 3.3, Fig. 6", f"minimax T per γ over {len(z3)} logit vectors in [−5, 5]² "
-         f"(step {sz['step3']}), γ = {gam[0]:g}..10; least squares, same tolerances", f"1/T ≈ {s3:.3f}γ + {i3:.3f}; min 1/T = "
+         f"(step {sz['step3']}), γ = {gam[0]:g}..10; least squares, same tolerances",
+         f"1/T ≈ {s3:.3f}γ + {i3:.3f}; min 1/T = "
          f"{num['tri_min_invT']:.3f}; error at γ = 9: {100 * d9:.1f}%",
          abs(s3 - 0.64) <= TOL_SLOPE and abs(i3 - 0.91) <= TOL_INTERCEPT and num["tri_min_invT"] > 1
          and abs(d9 - 0.08) < 0.01)
