@@ -60,7 +60,10 @@ def caption(profile: str | None = None, dataset: str | None = None, seed=None, *
 def add_caption(fig, text: str, fontsize: str = "small"):
     """Write ``text`` (usually from :func:`caption`) under everything drawn in ``fig``
     (tick labels and axis labels included); returns the Text."""
-    bottom = fig.get_tightbbox(fig.canvas.get_renderer()).y0 / fig.get_figheight()
+    try:
+        bottom = fig.get_tightbbox(fig.canvas.get_renderer()).y0 / fig.get_figheight()
+    except AttributeError:                   # a canvas without a renderer (no pyplot backend)
+        bottom = 0.0
     return fig.text(0.5, min(bottom, 0.0) - 0.01, text, ha="center", va="top", fontsize=fontsize,
                     color="0.3")
 

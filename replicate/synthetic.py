@@ -129,7 +129,7 @@ class BetaModel:
         return (1.0 - self.lo) * math.sqrt(max(val, 0.0))
 
     def true_mce(self) -> float:
-        """``sup_c |h(c) - c|`` over the support: ``(1-lo) u* |1/alpha - 1|``, ``u* = alpha**(1/(1-alpha))``."""
+        """``sup_c |h(c) - c| = (1-lo) u* |1/alpha - 1|`` with ``u* = alpha**(1/(1-alpha))``."""
         if self.alpha == 1.0:
             return 0.0
         u = self.alpha ** (1.0 / (1.0 - self.alpha))

@@ -144,3 +144,12 @@ def test_reliability_diagram_draws_the_true_calibration_curve():
     assert x.min() == pytest.approx(probs.max(1).min()) and x.max() == pytest.approx(probs.max(1).max())
     u = (x - 0.1) / 0.9
     np.testing.assert_allclose(y, 0.1 + 0.9 * u ** 1.6, rtol=1e-12)
+
+
+def test_caption_goes_below_the_axis_labels():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    ax.set_xlabel("x label")
+    text = plots.add_caption(fig, "profile: smoke")
+    r = fig.canvas.get_renderer()
+    assert text.get_window_extent(r).y1 <= ax.xaxis.label.get_window_extent(r).y0 + 1e-6
