@@ -230,3 +230,17 @@ def test_posterior_study_rows_are_consistent_with_the_minimisers():
 def test_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_largest_gap_between_papers_reduction_and_focal_reduction_matches_mpmath():
+    gam, cs = np.linspace(0.25, 6, 12), np.linspace(0.0, 0.9, 12)
+    tab = d.region_grid(gam, cs)
+    diff = (tab["reduction_paper"] - tab["reduction_vs_focal"]).abs()
+    row = tab.loc[diff.idxmax()]
+    g, c = row["gamma"], row["c"]
+    phi = lambda t, cc: (1 - t + cc) ** g - g * (1 - t + cc) ** (g - 1) * t * mp.log(t)  # noqa: E731
+    vm = float(row["v_m"])
+    vp = mp.findroot(lambda t: phi(t, c) - (1 + c) ** g, (vm, 1 - 1e-15), solver="anderson")
+    vm0 = float(d.phi_argmax(g, 0.0))
+    vuc0 = mp.findroot(lambda t: phi(t, 0) - 1, (vm0, 1 - 1e-15), solver="anderson")
+    assert diff.max() == pytest.approx(abs(float(vp) - float(vuc0)), abs=1e-10)

@@ -212,3 +212,21 @@ def test_pgap_study_gap_shrinks_with_lambda():
 def test_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_chapter_counterexamples_against_slsqp():
+    # the numbers the chapter quotes: (0.9, 0.1) with the Brier term divided by K, and a 3-class case
+    np.testing.assert_allclose(F.fcl_risk_minimizer([0.9, 0.1], 2.0, 1.0, brier="mean"),
+                               slsqp_minimizer(np.array([0.9, 0.1]), 2.0, 1.0, 0.5), atol=2e-6)
+    np.testing.assert_allclose(F.fcl_risk_minimizer([0.6, 0.3, 0.1], 2.0, 1.0),
+                               slsqp_minimizer(np.array([0.6, 0.3, 0.1]), 2.0, 1.0, 1.0), atol=2e-6)
+
+
+def test_pgap_study_row_against_the_generic_solver():
+    tab = F.pgap_study(30, [2.0], [0.0])
+    eta, mass = F.population_task(30)
+    f = F.fcl_risk_minimizer(np.stack([eta, 1 - eta], -1), 2.0, 0.0)[:, 0]
+    generic = F.post_processing_gap(f, eta, mass, loss=F.binary_loss("squared"), family="update", eps=0.0)
+    assert tab["pGap (update)"].iloc[0] == pytest.approx(generic, abs=1e-8)
+    s = tab["smCE"].iloc[0]
+    assert s ** 2 <= tab["pGap (update)"].iloc[0] <= 2 * s

@@ -356,8 +356,8 @@ def paper_eq9_posterior(q, gamma):
 
 
 
-_STUDY = ("binary_minimizer_curve", "binary_tie_threshold", "eq9_check", "posterior_study",
-          "region_grid")
+_STUDY = ("SIZES", "binary_minimizer_curve", "binary_tie_threshold", "eq9_check", "lemma1_check",
+          "posterior_study", "region_grid")
 
 
 def __getattr__(name: str):

@@ -11,12 +11,20 @@ import numpy as np
 import pandas as pd
 
 from .dual_focal import (
-    dfl_stationary_posterior, dual_focal_risk_minimizer, order_report, paper_eq9_posterior,
-    phi_key_points, under_confidence_threshold,
+    dfl_stationary_posterior, dual_focal_phi, dual_focal_risk_minimizer, order_report,
+    paper_eq9_posterior, phi_argmax, phi_key_points, under_confidence_threshold,
 )
 
-__all__ = ["region_grid", "binary_tie_threshold", "binary_minimizer_curve", "posterior_study",
-           "eq9_check"]
+__all__ = ["SIZES", "region_grid", "lemma1_check", "binary_tie_threshold", "binary_minimizer_curve",
+           "posterior_study", "eq9_check"]
+
+#: Sizes per profile (the chapter scales only its grids and sample counts with the profile).
+SIZES = {
+    "smoke": dict(n_grid=2001, n_region=12, n_eta=25, n_posteriors=24, resolution=120),
+    "cpu": dict(n_grid=20001, n_region=30, n_eta=99, n_posteriors=100, resolution=180),
+    "gpu": dict(n_grid=20001, n_region=30, n_eta=99, n_posteriors=100, resolution=180),
+    "paper": dict(n_grid=50001, n_region=40, n_eta=199, n_posteriors=150, resolution=240),
+}
 
 LOSSES = ("FL", "DFL, Eq. 3 (ties strict)", "DFL, tie-free infimum")
 
@@ -26,6 +34,23 @@ def region_grid(gammas, cs) -> pd.DataFrame:
     g, c = np.meshgrid(np.asarray(gammas, float), np.asarray(cs, float), indexing="ij")
     kp = phi_key_points(g.ravel(), c.ravel())
     return pd.DataFrame({k: np.asarray(v).ravel() for k, v in kp.items()})
+
+
+def lemma1_check(gammas, cs, *, grid: int = 20001) -> pd.DataFrame:
+    """Lemma 1 on a grid of v: endpoint values, one rise-then-fall, argmax against ``v_m``."""
+    v = np.linspace(0.0, 1.0, grid)
+    rows = []
+    for g in np.asarray(gammas, float):
+        for c in np.asarray(cs, float):
+            phi = dual_focal_phi(v, g, c)
+            dphi = np.diff(phi)
+            sgn = np.sign(dphi[np.abs(dphi) > 1e-15])
+            rows.append({"gamma": g, "c": c,
+                         "phi(0) - (1+c)^gamma": float(phi[0] - (1 + c) ** g),
+                         "phi(1) - c^gamma": float(phi[-1] - c ** g),
+                         "rises then falls once": bool(sgn[0] > 0 and np.count_nonzero(np.diff(sgn)) == 1),
+                         "|grid argmax - v_m|": float(abs(v[np.argmax(phi)] - phi_argmax(g, c)))})
+    return pd.DataFrame(rows)
 
 
 def _binary_untied_min(eta: float, g: float) -> float:

@@ -251,7 +251,7 @@ def binary_loss(kind: str, *, gamma: float = 0.0, lam: float = 0.0, brier: str =
     return loss
 
 
-_STUDY = ("binary_minimizer_curves", "properness_table", "theorem_4_1_study", "lemma_a3_table",
+_STUDY = ("SIZES", "smce_vs_relplot", "binary_minimizer_curves", "properness_table", "theorem_4_1_study", "lemma_a3_table",
           "focal_convexity", "population_task", "pgap_study", "literal_pgap_study")
 
 
