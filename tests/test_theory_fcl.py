@@ -111,14 +111,14 @@ def test_lemma_a3_table_limits_and_monotonicity():
     np.testing.assert_allclose(tab["g(1 - 1e-12)"], tab["claimed limit at 1"], atol=1e-5)  # ~ (1-p)^gamma
 
 
-def test_focal_convexity_second_derivative_by_finite_differences():
-    tab = F.focal_convexity([0.5, 2.0])
+def test_focal_convexity_matches_mpmath_second_derivative():
+    tab = F.focal_convexity([0.5, 2.0, 3.0], grid=101)          # q = 0.01, 0.02, ..., 0.99
     q = np.linspace(0.01, 0.99, 99)
-    for g, row in zip([0.5, 2.0], tab.itertuples()):
-        h = 1e-4
-        fd = [float(mp.diff(lambda t: -(1 - t) ** g * mp.log(t), x, 2)) for x in q]
-        assert min(fd) > 0 and row[2] > 0
-        assert min(fd) >= row[2] - 1e-9
+    for g, row in zip([0.5, 2.0, 3.0], tab.itertuples(index=False)):
+        fd = np.array([float(mp.diff(lambda t: -(1 - t) ** g * mp.log(t), mp.mpf(x), 2)) for x in q])
+        assert fd.min() > 0
+        assert row[1] == pytest.approx(fd.min(), rel=1e-9)
+        assert row[2] == pytest.approx(q[np.argmin(fd)], abs=1e-12)
 
 
 # ------------------------------------------------------------------ smCE and pGap
