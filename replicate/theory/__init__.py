@@ -14,6 +14,8 @@ The public names below are re-exported lazily from those submodules.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import pkgutil
 
 _EXPORTS = {
     "focal_gradient_factor": "focal",
@@ -25,16 +27,16 @@ _EXPORTS = {
     "under_confidence_threshold": "dual_focal",
     "fcl_risk_minimizer": "fcl",
 }
-_SUBMODULES = ("focal", "adafocal", "dual_focal", "fcl", "fts")
 
 
 def __getattr__(name: str):
     if name in _EXPORTS:
         return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    if name in _SUBMODULES:
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'replicate.theory' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_EXPORTS) + list(_SUBMODULES))
+    subs = {m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")}
+    return sorted(set(globals()) | set(_EXPORTS) | subs)
