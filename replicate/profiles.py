@@ -39,6 +39,7 @@ MEANINGS = {
     "n_val": "validation images (None: all of the split)",
     "n_test": "test images (None: all of the split)",
     "model": "default image network",
+    "model_params": "keywords of the default image network",
     "models": "image networks a chapter sweeps at this profile",
     "text_model": "network for text data sets",
     "epochs": "training epochs",
@@ -73,6 +74,7 @@ class Profile:
     model: str
     models: tuple[str, ...]
     epochs: int
+    model_params: dict = field(default_factory=dict)
     batch_size: int = 128
     text_model: str = "text_cnn"
     optimizer: str = "sgd"
@@ -93,16 +95,18 @@ class Profile:
     def settings(self, kind: str = "image") -> dict:
         """The training settings for a data set of ``kind`` ("image" or "text").
 
-        Returns a plain dict of every field except ``name``, ``purpose``, ``models`` and
-        ``text``, with the ``text`` overrides applied when ``kind == "text"`` (``model`` is
-        then the text network).
+        Returns a plain dict of every field except ``name``, ``purpose``, ``models``,
+        ``seeds`` and ``text``, with the ``text`` overrides applied when ``kind == "text"``
+        (``model`` is then the text network, with no ``model_params``).
         """
         if kind not in ("image", "text"):
             raise ValueError(f"kind must be 'image' or 'text', got {kind!r}")
         out = {f.name: getattr(self, f.name) for f in fields(self)
                if f.name not in ("name", "purpose", "models", "text", "text_model", "seeds")}
+        out["model_params"] = dict(self.model_params)
         if kind == "text":
             out["model"] = self.text_model
+            out["model_params"] = {}
             out.update(self.text)
         return out
 
@@ -126,8 +130,8 @@ PROFILES: dict[str, Profile] = {
         epochs=1, text=_text(1, 1000, 500, 500)),
     "cpu": Profile(
         name="cpu", purpose="make book on 2 CPU cores: about ten methods in at most ten minutes",
-        n_train=5000, n_val=1000, n_test=2000, model="resnet8", models=("resnet8",),
-        epochs=8, text=_text(5, 4000, 1000, 2000)),
+        n_train=3000, n_val=1000, n_test=2000, model="tiny_cnn", models=("tiny_cnn",),
+        model_params={"width": 32}, epochs=20, augment=False, text=_text(5, 4000, 1000, 2000)),
     "gpu": Profile(
         name="gpu", purpose="one GPU: full data, the papers' networks, shortened schedule",
         n_train=None, n_val=None, n_test=None, model="resnet50",

@@ -47,6 +47,7 @@ def stores(tmp_path, monkeypatch):
     monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
     monkeypatch.setattr(data, "load", fake_load)
+    runs.clear_data_cache()
     LOADS.clear()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -185,6 +186,13 @@ def test_get_or_train_record_and_reload(monkeypatch):
     assert {"epoch", "train_loss", "lr"} <= set(run.history_frame().columns)
 
 
+def test_data_loaded_once_for_several_runs():
+    runs.get_or_train(smoke("focal", {"gamma": 1}), progress="none")
+    runs.get_or_train(smoke("focal", {"gamma": 2}), progress="none")
+    runs.get_or_train(smoke("focal", {"gamma": 2}, data_params={"val_size": 100}), progress="none")
+    assert LOADS == ["cifar10", "cifar10"]  # a different val_size is other data
+
+
 def test_results_store_is_read_first_and_promotion_copies(monkeypatch):
     cfg = smoke()
     cached = runs.get_or_train(cfg, progress="none")
@@ -300,3 +308,11 @@ def test_parse_assignment():
     assert parse_assignment("clip_grad_norm=None") == ("clip_grad_norm", None)
     with pytest.raises(ValueError, match="NAME=VALUE"):
         parse_assignment("gamma")
+
+
+def test_numpy_values_in_a_configuration():
+    a = RunConfig("cifar10", "focal", {"gamma": np.float32(3.0)}, options={"epochs": np.int64(4)}, seed=np.int64(2))
+    b = RunConfig("cifar10", "focal", {"gamma": 3}, options={"epochs": 4}, seed=2)
+    assert a.key == b.key and a.to_dict() == b.to_dict()
+    with pytest.raises(ValueError, match="allowed options"):
+        RunConfig("cifar10", options={"eval_batch_size": 10}).resolve()  # execution-only: not an option

@@ -10,11 +10,11 @@ provenance. See :mod:`replicate.runs.store` for the on-disk layout and
     run = rp.runs.get_or_train(rp.runs.RunConfig("cifar10", "focal", {"gamma": 3}, profile="cpu"))
     run.metrics["test"]["ece"], run.temperature, run.logits("test")
 """
-from .build import build
+from .build import build, clear_data_cache
 from .spec import RunConfig, canonical_json, dataset_kind, option_keys, resolve
 from .store import (STORES, Run, checkpoint_path, find, get_or_train, list_runs, load, promote,
                     store_dir, write_record)
 
 __all__ = ["RunConfig", "Run", "get_or_train", "find", "load", "list_runs", "promote", "write_record",
-           "resolve", "canonical_json", "dataset_kind", "option_keys", "build", "store_dir",
+           "resolve", "canonical_json", "dataset_kind", "option_keys", "build", "clear_data_cache", "store_dir",
            "checkpoint_path", "STORES"]

@@ -3,6 +3,29 @@ from __future__ import annotations
 
 import torch
 
+_LOADED: dict = {}
+
+
+def load_data(resolved: dict, data_dir=None):
+    """``data.load`` for a resolved configuration, remembering the last data set loaded.
+
+    A chapter trains ten methods on the same data; keeping the decoded tensors of the
+    last ``(dataset, options, data directory)`` in memory saves reloading them per run.
+    """
+    from .. import config, data
+    from .spec import canonical_json
+
+    key = (id(data.load), resolved["dataset"], canonical_json(resolved["data"]), str(config.data_dir(data_dir)))
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = data.load(resolved["dataset"], data_dir=data_dir, **resolved["data"])
+    return _LOADED[key]
+
+
+def clear_data_cache() -> None:
+    """Forget the data set kept in memory by :func:`load_data`."""
+    _LOADED.clear()
+
 
 def model_arguments(resolved: dict, info) -> dict:
     """Keyword arguments of ``models.get_model``: the run's ``model_params`` plus, for text
@@ -21,9 +44,9 @@ def build(resolved: dict, data_dir=None):
     ``torch.manual_seed(seed)`` (Mukhoti et al.'s torch seed 1) without touching the
     caller's global random state.
     """
-    from .. import data, losses, models
+    from .. import losses, models
 
-    splits = data.load(resolved["dataset"], data_dir=data_dir, **resolved["data"])
+    splits = load_data(resolved, data_dir)
     sizes = [resolved[k] for k in ("n_train", "n_val", "n_test")]
     if any(n is not None for n in sizes):
         splits = splits.subset(*sizes, seed=resolved["subset_seed"])

@@ -21,17 +21,20 @@ from ..profiles import get_profile
 SCHEMA = 1
 DATA_SIZE_KEYS = ("n_train", "n_val", "n_test")
 TEXT_DATASETS = ("20newsgroups",)
+#: Training settings that do not change a run's result (evaluation chunk size, divergence
+#: guard): left at their defaults and out of the key.
+EXECUTION_ONLY = ("eval_batch_size", "gamma_limit")
 
 
 def _train_fields() -> tuple[str, ...]:
     from ..training import TrainSettings
 
-    return tuple(f.name for f in fields(TrainSettings))
+    return tuple(f.name for f in fields(TrainSettings) if f.name not in EXECUTION_ONLY)
 
 
 def option_keys() -> tuple[str, ...]:
-    """Protocol options a :class:`RunConfig` may override (every training setting but the seed,
-    and the data-subset sizes)."""
+    """Protocol options a :class:`RunConfig` may override (every result-determining training
+    setting but the seed, and the data-subset sizes)."""
     return tuple(k for k in _train_fields() if k != "seed") + DATA_SIZE_KEYS
 
 
@@ -52,6 +55,11 @@ def _canonical(obj):
         return obj
     raise ValueError(f"configuration values must be numbers, strings, booleans, None, lists or dicts; "
                      f"got {obj!r} ({type(obj).__name__})")
+
+
+def _plain(obj):
+    """``obj`` through JSON: tuples to lists, numpy scalars to Python numbers."""
+    return json.loads(json.dumps(obj, default=lambda o: o.item() if isinstance(o, np.generic) else str(o)))
 
 
 def canonical_json(obj) -> str:
@@ -132,8 +140,8 @@ class RunConfig:
     data_params: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        out = dataclasses.asdict(self)
-        return json.loads(json.dumps(out))
+        """Plain JSON types (tuples become lists, numpy scalars Python numbers)."""
+        return _plain(dataclasses.asdict(self))
 
     @classmethod
     def from_dict(cls, d: dict) -> "RunConfig":
@@ -200,7 +208,10 @@ def resolve(cfg: RunConfig) -> dict:
         if k in train:
             train[k] = tuple(train[k])
     ts = TrainSettings(**train).validate()
-    model = check_model(cfg.model if cfg.model is not None else settings["model"], cfg.model_params, kind)
+    model = cfg.model if cfg.model is not None else settings["model"]
+    # the profile's network keywords (e.g. tiny_cnn width) go with the profile's network only
+    model_params = {**(settings["model_params"] if model == settings["model"] else {}), **cfg.model_params}
+    check_model(model, model_params, kind)
     from .. import losses
 
     loss_config = dict(losses.get_loss(cfg.loss, **cfg.loss_params).config())
@@ -208,9 +219,9 @@ def resolve(cfg: RunConfig) -> dict:
     resolved = {
         "schema": SCHEMA, "dataset": cfg.dataset, "kind": kind, "data": data_args, "subset_seed": 0,
         **{k: (int(settings[k]) if settings[k] is not None else None) for k in DATA_SIZE_KEYS},
-        "model": model, "model_params": dict(cfg.model_params),
+        "model": model, "model_params": model_params,
         "loss": loss_name, "loss_params": loss_config,
-        "train": json.loads(json.dumps(dataclasses.asdict(ts))),
+        "train": {k: v for k, v in _plain(dataclasses.asdict(ts)).items() if k not in EXECUTION_ONLY},
     }
     canonical_json(resolved)  # every value must be JSON-representable and finite
     return resolved

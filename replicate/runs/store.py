@@ -23,6 +23,7 @@ import json
 import math
 import os
 import shutil
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -127,8 +128,9 @@ class Run:
 
     def __repr__(self) -> str:
         s = self.summary()
+        f = lambda v: "nan" if v is None else f"{v:.4f}"  # noqa: E731
         return (f"Run({s['key']}: {s['dataset']}/{s['model']}/{s['loss']} seed {s['seed']}, "
-                f"error {s['error']:.4f}, ECE {s['ece']:.4f} -> {s['ece_ts']:.4f} at T={s['T']:g})")
+                f"error {f(s['error'])}, ECE {f(s['ece'])} -> {f(s['ece_ts'])} at T={s['T']:g})")
 
 
 def find(config: RunConfig | str) -> Run | None:
@@ -299,4 +301,8 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
                                              "session_seconds": time.perf_counter() - t0})
         with contextlib.suppress(FileNotFoundError):
             ckpt.unlink()
+    mode = training.progress.resolve_mode(progress)
+    if mode != "none":
+        print(f"[{label}] finished in {run.wall_time:.0f}s: {run!r}", file=sys.stdout if mode == "log" else sys.stderr,
+              flush=True)
     return run

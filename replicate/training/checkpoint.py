@@ -64,8 +64,11 @@ def set_rng_state(state: dict, generators: dict[str, torch.Generator], device: t
 def deterministic_mode(enabled: bool = True):
     """Deterministic algorithms (and cuDNN settings) inside the block, restored afterwards.
 
-    On CUDA, cuBLAS additionally needs ``CUBLAS_WORKSPACE_CONFIG=:4096:8``, which is set
-    here if absent (it must be in place before the first cuBLAS call of the process).
+    CPU kernels are deterministic for a fixed thread count, so a CPU run is bit-identical
+    to its repetition. On CUDA the few operations without a deterministic kernel (e.g. the
+    backward pass of adaptive average pooling) warn instead of failing (``warn_only``),
+    and cuBLAS needs ``CUBLAS_WORKSPACE_CONFIG=:4096:8``, set here if absent (it must be in
+    place before the process's first cuBLAS call).
     """
     if not enabled:
         yield
@@ -74,7 +77,7 @@ def deterministic_mode(enabled: bool = True):
                 torch.is_deterministic_algorithms_warn_only_enabled(),
                 torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark)
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-    torch.use_deterministic_algorithms(True)
+    torch.use_deterministic_algorithms(True, warn_only=True)
     torch.backends.cudnn.deterministic = True
     torch.backends.cudnn.benchmark = False
     try:

@@ -64,7 +64,7 @@ class TrainSettings:
     eval_every_epoch: bool = False
     precision: str = "float32"
     seed: int = 1
-    eval_batch_size: int = 1000
+    eval_batch_size: int = 500
     gamma_limit: float = 1e6
 
     def validate(self) -> "TrainSettings":
@@ -179,6 +179,43 @@ def _train_epoch(model, loss, opt, x, y, info, settings, g_perm, g_aug, device):
     return loss_sum, correct, batches
 
 
+def _resume(state, *, checkpoint, fingerprint, device, model, opt, loss, gens):
+    """Load a checkpoint's state into the run; returns ``(history, best, next epoch)``."""
+    if state.get("fingerprint") != fingerprint:
+        raise ValueError(f"checkpoint {checkpoint} belongs to another run "
+                         f"({state.get('fingerprint')} != {fingerprint}); delete it to start afresh")
+    if state["device_type"] != device.type:
+        raise ValueError(f"checkpoint {checkpoint} was written on {state['device_type']}; resume it "
+                         f"there or delete it to start afresh on {device.type}")
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["optimizer"])
+    if isinstance(loss, torch.nn.Module):
+        loss.load_state_dict(state["loss"])
+    ckpt.set_rng_state(state["rng"], gens, device)
+    return state["history"], state["best"], state["epoch"] + 1
+
+
+def _evaluate_epoch(model, loss, xs, ys, info, settings: TrainSettings, epoch: int, row: dict) -> None:
+    """Everything measured after an epoch's steps, added to ``row``: validation accuracy (when
+    needed), the loss's validation update and health check, and the optional full metrics."""
+    kw = dict(batch_size=settings.eval_batch_size, precision=settings.precision)
+    needs_val = bool(getattr(loss, "needs_validation", False))
+    val_logits = None
+    if needs_val or settings.eval_every_epoch or settings.select != "last":
+        val_logits = predict(model, xs["val"], info, split="val", **kw)
+        row["val_accuracy"] = float((val_logits.argmax(1) == ys["val"]).float().mean())
+    diag = None
+    if needs_val:
+        diag = loss.update_from_validation(val_logits, ys["val"])
+        row["loss_state"] = _diag_to_json(diag)
+    _check_loss(loss, epoch, settings, diag)
+    if settings.eval_every_epoch:
+        for split in ("train", "val", "test"):
+            lg = val_logits if split == "val" else predict(model, xs[split], info, split=split, **kw)
+            row[split] = split_summary(lg, ys[split])
+        row["grad_norms"] = grad_norm_histogram(model, loss, xs["train"], ys["train"], info, **kw)
+
+
 def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, device=None,
           deterministic: bool = False, checkpoint: str | Path | None = None, key: str = "",
           progress: str = "auto", label: str = "", on_epoch_end=None) -> TrainResult:
@@ -199,7 +236,6 @@ def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, devi
     n_train = xs["train"].shape[0]
     if n_train == 0 or xs["val"].shape[0] == 0:
         raise ValueError("the training and validation sets must not be empty")
-    needs_val = bool(getattr(loss, "needs_validation", False))
     reduction = loss_reduction(loss)
     fork_devices = [device.index or 0] if device.type == "cuda" else []
     with ckpt.deterministic_mode(deterministic), torch.random.fork_rng(devices=fork_devices):
@@ -216,18 +252,8 @@ def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, devi
         history, best, start = [], None, 0
         state = ckpt.load(checkpoint) if checkpoint else None
         if state is not None:
-            if state.get("fingerprint") != fingerprint:
-                raise ValueError(f"checkpoint {checkpoint} belongs to another run "
-                                 f"({state.get('fingerprint')} != {fingerprint}); delete it to start afresh")
-            if state["device_type"] != device.type:
-                raise ValueError(f"checkpoint {checkpoint} was written on {state['device_type']}; resume it "
-                                 f"there or delete it to start afresh on {device.type}")
-            model.load_state_dict(state["model"])
-            opt.load_state_dict(state["optimizer"])
-            if isinstance(loss, torch.nn.Module):
-                loss.load_state_dict(state["loss"])
-            ckpt.set_rng_state(state["rng"], gens, device)
-            history, best, start = state["history"], state["best"], state["epoch"] + 1
+            history, best, start = _resume(state, checkpoint=checkpoint, fingerprint=fingerprint, device=device,
+                                           model=model, opt=opt, loss=loss, gens=gens)
         reporter = Reporter(progress, settings.epochs, label=label, initial=start)
         try:
             for epoch in range(start, settings.epochs):
@@ -239,7 +265,7 @@ def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, devi
                     loss.on_epoch_start(epoch, settings.epochs)
                 loss_sum, correct, batches = _train_epoch(model, loss, opt, xs["train"], ys["train"], splits.info,
                                                           settings, g_perm, g_aug, device)
-                total = float(loss_sum)
+                total = float(loss_sum)  # the epoch's one host synchronisation
                 if not math.isfinite(total):
                     raise TrainingDiverged(f"non-finite training loss ({total}) at epoch {epoch + 1}/"
                                            f"{settings.epochs} (lr {lr:g}); the run is stopped, not recorded")
@@ -248,25 +274,7 @@ def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, devi
                        "train_accuracy": int(correct) / n_train, "fc_weight_norm": fc_weight_norm(model)}
                 if not math.isfinite(row["fc_weight_norm"]):
                     raise TrainingDiverged(f"non-finite weights at epoch {epoch + 1}/{settings.epochs}")
-                val_logits = None
-                if needs_val or settings.eval_every_epoch or settings.select != "last":
-                    val_logits = predict(model, xs["val"], splits.info, split="val", batch_size=settings.eval_batch_size,
-                                         precision=settings.precision)
-                    row["val_accuracy"] = float((val_logits.argmax(1) == ys["val"]).float().mean())
-                diag = None
-                if needs_val:
-                    diag = loss.update_from_validation(val_logits, ys["val"])
-                    row["loss_state"] = _diag_to_json(diag)
-                _check_loss(loss, epoch, settings, diag)
-                if settings.eval_every_epoch:
-                    for split in ("train", "val", "test"):
-                        lg = val_logits if split == "val" else predict(
-                            model, xs[split], splits.info, split=split, batch_size=settings.eval_batch_size,
-                            precision=settings.precision)
-                        row[split] = split_summary(lg, ys[split])
-                    row["grad_norms"] = grad_norm_histogram(model, loss, xs["train"], ys["train"], splits.info,
-                                                            batch_size=settings.eval_batch_size,
-                                                            precision=settings.precision)
+                _evaluate_epoch(model, loss, xs, ys, splits.info, settings, epoch, row)
                 if settings.select == "best_val_accuracy" and (best is None or row["val_accuracy"] > best["score"]):
                     best = {"epoch": epoch, "score": row["val_accuracy"],
                             "model": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
