@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import json
+import sys
 
 
 def parse_assignment(text: str) -> tuple[str, object]:
@@ -42,8 +43,18 @@ def _cmd_train(args) -> int:
     config = runs.RunConfig(dataset=args.dataset, loss=args.loss, loss_params=_assignments(args.param),
                             model=None if args.model == "default" else args.model, profile=args.profile,
                             seed=args.seed, options=options)
-    run = runs.get_or_train(config, store=args.store, progress=args.progress, device=args.device,
-                            deterministic=args.deterministic, retrain=args.retrain)
+    from .training import TrainingDiverged
+
+    try:
+        run = runs.get_or_train(config, store=args.store, progress=args.progress, device=args.device,
+                                deterministic=args.deterministic, retrain=args.retrain)
+    except TrainingDiverged as err:
+        print(f"replicate: training diverged: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"\nreplicate: interrupted; the last finished epoch is checkpointed in "
+              f"{runs.checkpoint_path(config.key)} - run the same command again to resume", file=sys.stderr)
+        return 130
     print(_describe(run))
     return 0
 

@@ -128,8 +128,10 @@ BAD = [
     (dict(model="tiny_cnn", model_params={"depth": 3}), "unknown model_params"),
     (dict(profile="laptop"), "allowed profiles: smoke, cpu, gpu, paper"),
     (dict(options={"epoch": 3}), "allowed options: .*epochs"),
-    (dict(options={"lr": -1.0}), "lr must be > 0"),
+    (dict(options={"lr": -1.0}), "lr must be a number in"),
+    (dict(options={"milestones": "late"}), "milestones"),
     (dict(options={"n_train": 0}), "n_train must be a positive integer"),
+    (dict(loss_params=[("gamma", 3)]), "loss_params must be a dict"),
     (dict(options={"precision": "fp16"}), "float32, bf16"),
     (dict(seed=-1), "seed must be a non-negative integer"),
     (dict(split="random"), "allowed splits: reference"),
@@ -316,3 +318,11 @@ def test_numpy_values_in_a_configuration():
     assert a.key == b.key and a.to_dict() == b.to_dict()
     with pytest.raises(ValueError, match="allowed options"):
         RunConfig("cifar10", options={"eval_batch_size": 10}).resolve()  # execution-only: not an option
+
+
+def test_cli_reports_divergence(capsys):
+    rc = cli.main(["train", "cifar10", "default", "cross_entropy", "--profile", "smoke", "--progress", "none",
+                   "--option", "lr=1e12", "--option", "clip_grad_norm=None"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "training diverged" in err and "not recorded" in err
+    assert runs.list_runs().empty

@@ -239,8 +239,10 @@ def test_test_split_uses_test_statistics():
 
 # ----------------------------------------------------------------------------- validation
 @pytest.mark.parametrize("field,value,match", [
-    ("epochs", 0, "epochs must be a positive integer"), ("batch_size", 2.5, "batch_size"),
-    ("lr", -1.0, "lr must be > 0"), ("momentum", 1.0, "momentum"), ("optimizer", "rmsprop", "sgd, adam"),
+    ("epochs", 0, "epochs must be an integer >= 1"), ("batch_size", 2.5, "batch_size"),
+    ("lr", -1.0, r"lr must be a number in \(0, inf\]"), ("lr", "0.1", "lr must be a number"),
+    ("momentum", 1.0, "momentum"), ("optimizer", "rmsprop", "sgd, adam"), ("augment", "yes", "True or False"),
+    ("milestones", 0.5, "list of fractions"), ("betas", (0.9,), "betas"), ("weight_decay", float("nan"), "weight_decay"),
     ("select", "best", "last, best_val_accuracy"), ("precision", "fp16", "float32, bf16"),
     ("clip_grad_norm", 0.0, "clip_grad_norm"), ("milestones", (0.9, 0.1), "milestones"),
     ("seed", -1, "seed"), ("lr_decay", 0.0, "lr_decay"),

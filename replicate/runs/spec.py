@@ -205,7 +205,7 @@ def resolve(cfg: RunConfig) -> dict:
     train = {k: settings[k] for k in _train_fields() if k in settings}
     train["seed"] = int(cfg.seed)
     for k in ("milestones", "betas"):
-        if k in train:
+        if isinstance(train.get(k), list):
             train[k] = tuple(train[k])
     ts = TrainSettings(**train).validate()
     model = cfg.model if cfg.model is not None else settings["model"]

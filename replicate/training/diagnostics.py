@@ -112,15 +112,15 @@ def grad_norm_histogram(model, loss, x: torch.Tensor, y: torch.Tensor, info, *, 
                         precision: str = "float32") -> dict:
     """Histogram of :func:`last_layer_grad_norms` over ``x`` (Mukhoti et al., Fig. 4b-d).
 
-    Returns the fixed log10 ``edges`` (:data:`GRAD_LOG10_EDGES`), ``counts`` (values
-    outside clipped into the end bins), and the ``mean`` and ``median`` norm.
+    Returns ``counts`` over the fixed log10 bin edges :data:`GRAD_LOG10_EDGES` (values
+    outside clipped into the end bins; the edges are not repeated in every epoch's
+    record), and the ``mean`` and ``median`` norm.
     """
     v = last_layer_grad_norms(model, loss, x, y, info, batch_size=batch_size,
                               precision=precision).double().cpu().numpy()
     logv = np.log10(np.clip(v, 10 ** GRAD_LOG10_EDGES[0], 10 ** GRAD_LOG10_EDGES[-1]))
     counts, _ = np.histogram(logv, bins=GRAD_LOG10_EDGES)
-    return {"log10_edges": GRAD_LOG10_EDGES.tolist(), "counts": counts.tolist(),
-            "mean": float(v.mean()), "median": float(np.median(v))}
+    return {"counts": counts.tolist(), "mean": float(v.mean()), "median": float(np.median(v))}
 
 
 def split_summary(logits: torch.Tensor, labels: torch.Tensor) -> dict:

@@ -69,32 +69,40 @@ class TrainSettings:
 
     def validate(self) -> "TrainSettings":
         """Raise ValueError naming the first bad setting and its allowed values."""
-        def positive_int(name):
+        def integer(name, lo):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+                raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
 
-        for name in ("epochs", "batch_size", "eval_batch_size"):
-            positive_int(name)
-        for name in ("lr", "gamma_limit"):
-            if not float(getattr(self, name)) > 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
-        if not 0 <= float(self.momentum) < 1:
-            raise ValueError(f"momentum must be in [0, 1), got {self.momentum!r}")
-        if float(self.weight_decay) < 0:
-            raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
-        if not 0 < float(self.lr_decay) <= 1:
-            raise ValueError(f"lr_decay must be in (0, 1], got {self.lr_decay!r}")
-        if self.clip_grad_norm is not None and not float(self.clip_grad_norm) > 0:
-            raise ValueError(f"clip_grad_norm must be > 0 or None, got {self.clip_grad_norm!r}")
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}; got {self.optimizer!r}")
-        if self.select not in SELECT:
-            raise ValueError(f"select must be one of {', '.join(SELECT)}; got {self.select!r}")
-        if self.precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {self.precision!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        def number(name, lo, hi, lo_open=False, hi_open=False, none_ok=False):
+            v = getattr(self, name)
+            if v is None and none_ok:
+                return
+            ok = not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating)) and math.isfinite(v)
+            ok = ok and (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
+            if not ok:
+                rng = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+                raise ValueError(f"{name} must be a number in {rng}{' or None' if none_ok else ''}, got {v!r}")
+
+        for name, lo in (("epochs", 1), ("batch_size", 1), ("eval_batch_size", 1), ("seed", 0)):
+            integer(name, lo)
+        number("lr", 0, math.inf, lo_open=True)
+        number("gamma_limit", 0, math.inf, lo_open=True)
+        number("momentum", 0, 1, hi_open=True)
+        number("weight_decay", 0, math.inf)
+        number("lr_decay", 0, 1, lo_open=True)
+        number("clip_grad_norm", 0, math.inf, lo_open=True, none_ok=True)
+        for name in ("nesterov", "lr_step_at_epoch_start", "augment", "eval_every_epoch"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        for name, allowed in (("optimizer", OPTIMIZERS), ("select", SELECT), ("precision", PRECISIONS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
+        if not isinstance(self.betas, (tuple, list)) or len(self.betas) != 2 or \
+                not all(isinstance(b, (int, float)) and 0 <= b < 1 for b in self.betas):
+            raise ValueError(f"betas must be two numbers in [0, 1), got {self.betas!r}")
+        if not isinstance(self.milestones, (tuple, list)):
+            raise ValueError(f"milestones must be a list of fractions in (0, 1], got {self.milestones!r}")
         milestone_epochs(self.milestones, self.epochs)
         return self
 

@@ -39,7 +39,7 @@ class Reporter:
         self.mode = resolve_mode(progress)
         self.epochs, self.label = epochs, label
         self.stream = stream or (sys.stdout if self.mode == "log" else sys.stderr)
-        self.every = max(1, epochs // 10)
+        self.every = max(1, -(-epochs // 5))  # about five lines per run in a notebook
         self.bar = None
         if self.mode == "bar":
             from tqdm.auto import tqdm

@@ -23,7 +23,7 @@ def milestone_epochs(milestones, epochs: int) -> list[int]:
     """Milestone fractions in (0, 1] turned into epoch indices ``max(1, round(f * epochs))``."""
     out = []
     for f in milestones:
-        if not 0.0 < float(f) <= 1.0:
+        if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0.0 < float(f) <= 1.0:
             raise ValueError(f"milestones must be fractions in (0, 1], got {f!r}")
         out.append(max(1, int(round(float(f) * epochs))))
     if out != sorted(out):
