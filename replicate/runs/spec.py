@@ -151,6 +151,15 @@ class RunConfig:
             raise ValueError(f"unknown RunConfig fields {sorted(unknown)}; allowed: {', '.join(sorted(names))}")
         return cls(**d)
 
+    def __eq__(self, other) -> bool:
+        """Equal when the canonical forms agree (``(0.5, 0.75)`` == ``[0.5, 0.75]``, 3 == 3.0)."""
+        if not isinstance(other, RunConfig):
+            return NotImplemented
+        return canonical_json(self.to_dict()) == canonical_json(other.to_dict())
+
+    def __hash__(self) -> int:
+        return hash(canonical_json(self.to_dict()))
+
     def replace(self, **changes) -> "RunConfig":
         """A copy with some fields changed (``dataclasses.replace``)."""
         return dataclasses.replace(self, **changes)

@@ -219,9 +219,13 @@ def _metrics(logits: np.ndarray, labels: np.ndarray) -> dict:
 
 
 def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: str = "float32",
-                 extra_provenance: dict | None = None) -> Run:
+                 extra_provenance: dict | None = None, wall_time: float | None = None) -> Run:
     """Fit T, compute metrics and write the finished run of ``config`` from a
-    :class:`replicate.training.TrainResult` into ``store``."""
+    :class:`replicate.training.TrainResult` into ``store``.
+
+    ``wall_time`` defaults to the sum of the epochs' times; :func:`get_or_train` passes
+    the earlier sessions' epochs plus this session's whole time (data, training,
+    evaluation)."""
     from .. import posthoc, provenance
 
     if logits_dtype not in ("float32", "float16"):
@@ -239,7 +243,9 @@ def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: 
     record = {"format": FORMAT, "key": config.key, "config": config.to_dict(), "resolved": config.resolve(),
               "metrics": metrics, "temperature": T, "temperature_method": "grid 0.1..10.0 by validation ECE",
               "selected_epoch": result.selected_epoch, "history": result.history, "provenance": prov,
-              "wall_time": float(sum(r.get("seconds", 0.0) for r in result.history)),
+              "wall_time": float(wall_time if wall_time is not None else
+                                 sum(r.get("seconds", 0.0) for r in result.history)),
+              "train_seconds": float(sum(r.get("seconds", 0.0) for r in result.history)),
               "logits_dtype": logits_dtype}
     saved = {k: (v.astype(logits_dtype) if k.endswith("_logits") else v) for k, v in arrays.items()}
     files = {"record.json": lambda p: p.write_text(json.dumps(_jsonable(record), indent=1, sort_keys=True)),
@@ -295,14 +301,16 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
         dtype = logits_dtype or ("float16" if store == "results" else "float32")
         if retrain:
             shutil.rmtree(store_dir(store) / config.key, ignore_errors=True)
-        run = write_record(config, result, store=store, logits_dtype=dtype,
+        earlier = sum(r.get("seconds", 0.0) for r in result.history[:result.resumed_from])
+        session = time.perf_counter() - t0
+        run = write_record(config, result, store=store, logits_dtype=dtype, wall_time=earlier + session,
                            extra_provenance={"deterministic": bool(deterministic),
                                              "resumed_from_epoch": result.resumed_from,
-                                             "session_seconds": time.perf_counter() - t0})
+                                             "session_seconds": session})
         with contextlib.suppress(FileNotFoundError):
             ckpt.unlink()
     mode = training.progress.resolve_mode(progress)
     if mode != "none":
-        print(f"[{label}] finished in {run.wall_time:.0f}s: {run!r}", file=sys.stdout if mode == "log" else sys.stderr,
+        print(f"[{label}] finished in {run.wall_time:.1f}s: {run!r}", file=sys.stdout if mode == "log" else sys.stderr,
               flush=True)
     return run

@@ -7,7 +7,9 @@ gradient-norm clipping, then - for losses that need it (AdaFocal, Ghosh et al. 2
 Sec. 4; AdaDualFocal) - the once-per-epoch update from the validation set with the model
 in eval mode. The model is evaluated at the last epoch (or, for ``select =
 "best_val_accuracy"``, at the epoch with the best validation accuracy, Mukhoti et al.'s
-text protocol), optionally after every epoch as well.
+text protocol), optionally after every epoch as well (``eval_every_epoch``: metrics of
+the train - un-augmented, eval mode -, validation and test sets, the last layer's weight
+norm and per-sample gradient-norm histogram; see :mod:`.diagnostics`).
 
 Design: the data stay on the device as tensors; shuffling and augmentation draw from
 explicit ``torch.Generator`` objects; loss and accuracy are summed on the device and
