@@ -210,6 +210,8 @@ def test_results_store_writes_float16_logits():
     with np.load(run.path / "logits.npz") as f:
         assert f["test_logits"].dtype == np.float16 and f["test_labels"].dtype == np.int64
     assert run.record["logits_dtype"] == "float16"
+    z, y = run.logits("test")  # the record's metrics are those of the stored (rounded) logits
+    assert run.metrics["test"]["ece"] == pytest.approx(ece_numpy(z.astype(np.float64), y), abs=1e-9)
 
 
 def test_half_written_runs_are_never_read_as_finished(monkeypatch):

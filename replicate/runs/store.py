@@ -230,8 +230,12 @@ def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: 
 
     if logits_dtype not in ("float32", "float16"):
         raise ValueError(f"logits_dtype must be 'float32' or 'float16'; got {logits_dtype!r}")
-    arrays = {f"{s}_{what}": t.numpy() for s, (lg, y) in result.logits.items()
-              for what, t in (("logits", lg), ("labels", y))}
+    if logits_dtype == "float16" and max(float(lg.abs().max()) for lg, _ in result.logits.values()) > 6e4:
+        logits_dtype = "float32"  # beyond float16's range (65504): keep full precision
+    # metrics and T are computed from the logits exactly as stored (float16 in results/),
+    # so that anything recomputed from logits.npz agrees with the record
+    arrays = {f"{s}_{what}": (lg.numpy().astype(logits_dtype) if what == "logits" else y.numpy().astype(np.int64))
+              for s, (lg, y) in result.logits.items() for what in ("logits", "labels")}
     val_z, val_y = arrays["val_logits"].astype(np.float64), arrays["val_labels"]
     test_z, test_y = arrays["test_logits"].astype(np.float64), arrays["test_labels"]
     cal = posthoc.fit_temperature(val_z, val_y, method="grid", metric="ece")
@@ -247,9 +251,8 @@ def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: 
                                  sum(r.get("seconds", 0.0) for r in result.history)),
               "train_seconds": float(sum(r.get("seconds", 0.0) for r in result.history)),
               "logits_dtype": logits_dtype}
-    saved = {k: (v.astype(logits_dtype) if k.endswith("_logits") else v) for k, v in arrays.items()}
     files = {"record.json": lambda p: p.write_text(json.dumps(_jsonable(record), indent=1, sort_keys=True)),
-             "logits.npz": lambda p: np.savez_compressed(p, **saved)}
+             "logits.npz": lambda p: np.savez_compressed(p, **arrays)}
     return Run(_write_atomic_dir(store_dir(store) / config.key, files))
 
 
