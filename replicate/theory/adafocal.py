@@ -10,7 +10,9 @@
   in :func:`replicate.losses.adafocal_gamma_update`; :func:`simulate_gamma` iterates it over
   a given sequence of calibration gaps ``E_t = C_val - A_val`` and
   :func:`simulate_closed_loop` over gaps produced by a response ``E(gamma)``.
-  :func:`gap_scenarios` builds the gap sequences shown in the chapter.
+  :func:`gap_scenarios` builds the gap sequences shown in the chapter. For a closed loop,
+  :func:`fixed_point` finds the gamma with zero gap and :func:`linearised_factor` the
+  factor by which the distance to it shrinks per epoch near it.
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ import numpy as np
 from .focal import _probs, focal_gradient_factor
 
 __all__ = ["calfocal_gamma", "calfocal_loss_curve", "calfocal_slopes", "simulate_gamma",
-           "simulate_closed_loop", "gap_scenarios", "UNBOUNDED_GAMMA_MAX"]
+           "simulate_closed_loop", "gap_scenarios", "fixed_point", "linearised_factor",
+           "UNBOUNDED_GAMMA_MAX"]
 
 #: A ``gamma_max`` that never binds in a simulation of a few hundred epochs with
 #: ``|E| <= 1``: it turns Eq. 4 (capped) into Eq. 3 (uncapped) with the shared update rule.
@@ -36,9 +39,13 @@ def _lam(lam) -> float:
     return v
 
 
-def calfocal_gamma(p, a_val, lam):
-    """CalFocal's gamma, Eq. 1: ``gamma_n = exp(lam * (p_n - A_val,b))`` (also Eq. 2 with ``C_val``)."""
-    return np.exp(_lam(lam) * (_probs(p) - _probs(a_val, "a_val")))
+def calfocal_gamma(gap, lam):
+    """CalFocal's gamma ``exp(lam * gap)``: Eq. 1 with ``gap = p_n - A_val,b``, Eq. 2 with
+    ``gap = C_val,b - A_val,b`` (values in [-1, 1])."""
+    e = np.asarray(gap, dtype=np.float64)
+    if not np.all(np.abs(e) <= 1):
+        raise ValueError("gap must hold differences of probabilities, in [-1, 1]")
+    return np.exp(_lam(lam) * e)
 
 
 def calfocal_loss_curve(p, a_val: float = 0.8, lam: float = 10.0):
@@ -76,7 +83,7 @@ def calfocal_slopes(p, a_val: float = 0.8, lam: float = 10.0) -> dict:
     ``-g(p, gamma)/p`` (``detached``; Mukhoti et al. Prop. 1). Also returns ``gamma``.
     """
     p = _probs(p)
-    gam = calfocal_gamma(p, a_val, lam)
+    gam = calfocal_gamma(p - float(_probs(a_val, "a_val")), lam)
     lam = _lam(lam)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         detached = -focal_gradient_factor(p, gam) / p
@@ -162,3 +169,26 @@ def gap_scenarios(epochs: int = 60, seed: int = 0) -> dict:
         "under-confident": np.full(t, -0.10),
         "noisy around 0": np.clip(0.05 * rng.standard_normal(t), -1, 1),
     }
+
+
+def fixed_point(response, lo: float, hi: float) -> float:
+    """The ``gamma`` in ``[lo, hi]`` with ``response(gamma) = 0`` (Brent; needs a sign change)."""
+    from scipy.optimize import brentq
+
+    f_lo, f_hi = float(response(lo)), float(response(hi))
+    if not f_lo * f_hi < 0:
+        raise ValueError(f"response must change sign on [lo, hi]; got {f_lo:.3g} and {f_hi:.3g}")
+    return float(brentq(response, lo, hi, xtol=1e-14, rtol=1e-14))
+
+
+def linearised_factor(response, gamma_star: float, lam: float = 1.0, h: float = 1e-5) -> float:
+    """Per-epoch contraction factor of AdaFocal's update near a fixed point ``gamma_star > 0``.
+
+    In ``u = log gamma`` the positive-gamma update is ``u <- u + lam E(e^u)``, whose
+    derivative at the fixed point is ``1 + lam gamma* E'(gamma*)`` (``E'`` by a central
+    difference of step ``h``). ``|factor| < 1``: local convergence, monotone when the factor
+    is positive and oscillating when negative; ``|factor| > 1``: the fixed point repels.
+    """
+    d = (float(response(gamma_star + h)) - float(response(gamma_star - h))) / (2 * h)
+    return 1.0 + _lam(lam) * gamma_star * d
+

@@ -22,15 +22,13 @@ strictly from ``+inf`` to 0 on (0, 1); the risk minimiser solves ``eta_i phi(q_i
 for a Lagrange multiplier ``nu``, found by a monotone bisection.
 
 The Appendix G experiment (logistic regression with cross-entropy vs focal loss) lives in
-:mod:`replicate.theory.linear_experiment`; its functions are re-exported here.
+:mod:`replicate.theory.linear_experiment`.
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import lambertw
-
-from .linear_experiment import linear_loss_and_grad, make_clusters, misclassified_confidence, train_linear
 
 __all__ = [
     "focal_gradient_factor",
@@ -44,10 +42,6 @@ __all__ = [
     "lambert_w_gamma_rootfind",
     "ClaimLog",
     "SIZES",
-    "make_clusters",
-    "train_linear",
-    "linear_loss_and_grad",
-    "misclassified_confidence",
 ]
 
 #: Grid sizes per profile: a theory chapter scales only its grids with the profile.
