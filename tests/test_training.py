@@ -240,9 +240,10 @@ def test_test_split_uses_test_statistics():
 # ----------------------------------------------------------------------------- validation
 @pytest.mark.parametrize("field,value,match", [
     ("epochs", 0, "epochs must be an integer >= 1"), ("batch_size", 2.5, "batch_size"),
-    ("lr", -1.0, r"lr must be a number in \(0, inf\]"), ("lr", "0.1", "lr must be a number"),
+    ("lr", -1.0, r"lr must be a number in \(0, inf\)"), ("lr", "0.1", "lr must be a number"),
     ("momentum", 1.0, "momentum"), ("optimizer", "rmsprop", "sgd, adam"), ("augment", "yes", "True or False"),
-    ("milestones", 0.5, "list of fractions"), ("betas", (0.9,), "betas"), ("weight_decay", float("nan"), "weight_decay"),
+    ("milestones", 0.5, "list of fractions"), ("betas", (0.9,), "betas"),
+    ("weight_decay", float("nan"), "weight_decay"),
     ("select", "best", "last, best_val_accuracy"), ("precision", "fp16", "float32, bf16"),
     ("clip_grad_norm", 0.0, "clip_grad_norm"), ("milestones", (0.9, 0.1), "milestones"),
     ("seed", -1, "seed"), ("lr_decay", 0.0, "lr_decay"),
@@ -387,6 +388,9 @@ def test_eval_every_epoch_records_everything():
     assert sum(row["grad_norms"]["counts"]) == 512
     lg, yy = res.logits["test"]
     assert row["test"]["error"] == pytest.approx(float((lg.argmax(1) != yy).float().mean()))
+    splits = synthetic_splits()  # train metrics: the final model, un-augmented, in eval mode
+    train_logits = training.predict(res.model, splits.train[0], splits.info, split="train")
+    assert row["train"]["nll"] == pytest.approx(float(F.cross_entropy(train_logits, splits.train[1])), rel=1e-5)
 
 
 # ----------------------------------------------------------------------------- checkpoints and resume

@@ -82,18 +82,19 @@ def fc_weight_norm(model) -> float:
 
 
 def last_layer_grad_norms(model, loss, x: torch.Tensor, y: torch.Tensor, info, *, batch_size: int = 1000,
-                          precision: str = "float32") -> torch.Tensor:
+                          precision: str = "float32", return_logits: bool = False):
     """Per-sample norms ``||dL_i/dW||_F = ||dL_i/dz_i|| * ||h_i||`` of the last layer's weight.
 
     Each chunk's loss is differentiated with respect to its logits; for a summed loss that
     is ``dL_i/dz_i`` per sample (a mean-reduced loss is rescaled by the chunk size, so the
     norms are those of the per-sample terms). Losses coupling the samples of a batch
-    (MMCE) are taken over chunks of ``batch_size``. Eval mode, no augmentation.
+    (MMCE) are taken over chunks of ``batch_size``. Eval mode, no augmentation. With
+    ``return_logits`` also the float32 logits ``fc(features(x))`` of the same pass.
     """
     device = next(model.parameters()).device
     model.eval()
     scale_mean = loss_reduction(loss) == "mean"
-    norms = []
+    norms, logits = [], []
     for i in range(0, x.shape[0], batch_size):
         xb = prepare(x[i:i + batch_size].to(device), info, split="train")
         yb = y[i:i + batch_size].to(device)
@@ -105,22 +106,25 @@ def last_layer_grad_norms(model, loss, x: torch.Tensor, y: torch.Tensor, info, *
         if scale_mean:
             g = g * z.shape[0]
         norms.append(g.norm(dim=1) * h.float().flatten(1).norm(dim=1))
-    return torch.cat(norms)
+        logits.append(z.detach())
+    return (torch.cat(norms), torch.cat(logits)) if return_logits else torch.cat(norms)
+
+
+def norm_histogram(norms) -> dict:
+    """``counts`` of ``log10(norms)`` over the fixed edges :data:`GRAD_LOG10_EDGES` (values
+    outside clipped into the end bins; the edges are not repeated in every epoch's record),
+    and the ``mean`` and ``median`` norm."""
+    v = torch.as_tensor(norms).double().cpu().numpy()
+    logv = np.log10(np.clip(v, 10 ** GRAD_LOG10_EDGES[0], 10 ** GRAD_LOG10_EDGES[-1]))
+    counts, _ = np.histogram(logv, bins=GRAD_LOG10_EDGES)
+    return {"counts": counts.tolist(), "mean": float(v.mean()), "median": float(np.median(v))}
 
 
 def grad_norm_histogram(model, loss, x: torch.Tensor, y: torch.Tensor, info, *, batch_size: int = 1000,
                         precision: str = "float32") -> dict:
-    """Histogram of :func:`last_layer_grad_norms` over ``x`` (Mukhoti et al., Fig. 4b-d).
-
-    Returns ``counts`` over the fixed log10 bin edges :data:`GRAD_LOG10_EDGES` (values
-    outside clipped into the end bins; the edges are not repeated in every epoch's
-    record), and the ``mean`` and ``median`` norm.
-    """
-    v = last_layer_grad_norms(model, loss, x, y, info, batch_size=batch_size,
-                              precision=precision).double().cpu().numpy()
-    logv = np.log10(np.clip(v, 10 ** GRAD_LOG10_EDGES[0], 10 ** GRAD_LOG10_EDGES[-1]))
-    counts, _ = np.histogram(logv, bins=GRAD_LOG10_EDGES)
-    return {"counts": counts.tolist(), "mean": float(v.mean()), "median": float(np.median(v))}
+    """:func:`norm_histogram` of :func:`last_layer_grad_norms` over ``x`` (Mukhoti et al., Fig. 4b-d)."""
+    return norm_histogram(last_layer_grad_norms(model, loss, x, y, info, batch_size=batch_size,
+                                                precision=precision))
 
 
 def split_summary(logits: torch.Tensor, labels: torch.Tensor) -> dict:

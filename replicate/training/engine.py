@@ -32,8 +32,8 @@ import torch
 
 from ..profiles import PAPER_MILESTONES
 from . import checkpoint as ckpt
-from .diagnostics import (autocast, fc_weight_norm, grad_norm_histogram, loss_reduction, predict,
-                          prepare, split_summary)
+from .diagnostics import (autocast, fc_weight_norm, last_layer_grad_norms, loss_reduction, norm_histogram,
+                          predict, prepare, split_summary)
 from .progress import Reporter, resolve_mode
 from .schedule import OPTIMIZERS, lr_at_epoch, make_optimizer, milestone_epochs, set_lr
 
@@ -88,12 +88,12 @@ class TrainSettings:
 
         for name, lo in (("epochs", 1), ("batch_size", 1), ("eval_batch_size", 1), ("seed", 0)):
             integer(name, lo)
-        number("lr", 0, math.inf, lo_open=True)
-        number("gamma_limit", 0, math.inf, lo_open=True)
+        number("lr", 0, math.inf, lo_open=True, hi_open=True)
+        number("gamma_limit", 0, math.inf, lo_open=True, hi_open=True)
         number("momentum", 0, 1, hi_open=True)
-        number("weight_decay", 0, math.inf)
+        number("weight_decay", 0, math.inf, hi_open=True)
         number("lr_decay", 0, 1, lo_open=True)
-        number("clip_grad_norm", 0, math.inf, lo_open=True, none_ok=True)
+        number("clip_grad_norm", 0, math.inf, lo_open=True, hi_open=True, none_ok=True)
         for name in ("nesterov", "lr_step_at_epoch_start", "augment", "eval_every_epoch"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -220,10 +220,12 @@ def _evaluate_epoch(model, loss, xs, ys, info, settings: TrainSettings, epoch: i
         row["loss_state"] = _diag_to_json(diag)
     _check_loss(loss, epoch, settings, diag)
     if settings.eval_every_epoch:
-        for split in ("train", "val", "test"):
-            lg = val_logits if split == "val" else predict(model, xs[split], info, split=split, **kw)
+        norms, train_logits = last_layer_grad_norms(model, loss, xs["train"], ys["train"], info,
+                                                    return_logits=True, **kw)
+        row["grad_norms"] = norm_histogram(norms)
+        for split, lg in (("train", train_logits), ("val", val_logits),
+                          ("test", predict(model, xs["test"], info, split="test", **kw))):
             row[split] = split_summary(lg, ys[split])
-        row["grad_norms"] = grad_norm_histogram(model, loss, xs["train"], ys["train"], info, **kw)
 
 
 def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, device=None,
