@@ -40,8 +40,10 @@ def gamma_star_mp(p0):
     hi = mp.mpf(1)
     while f(hi) > 0:
         hi *= 2
-    return mp.findroot(f, (mp.mpf("1e-20") if f(mp.mpf("1e-20")) > 0 else mp.mpf("1e-30"), hi),
-                       solver="anderson")
+    lo = hi / 2
+    while f(lo) < 0:  # f > 0 between the trivial root 0 and gamma*
+        lo /= 2
+    return mp.findroot(f, (lo, hi), solver="illinois")
 
 
 # ----------------------------------------------------------------------------- g(p, gamma)
@@ -106,6 +108,14 @@ def test_lambert_w_gamma_against_mpmath_root():
     assert np.all(np.abs(fl.focal_gradient_factor(p0, ours) - 1) < 1e-10)
     # the Brent reference used by the chapter agrees too
     np.testing.assert_allclose(fl.lambert_w_gamma_rootfind(p0), ref, rtol=1e-10)
+
+
+def test_lambert_w_gamma_next_to_one_half_and_tiny_p0():
+    # scipy's W_-1 alone is off near the branch point (it halves gamma* at p0 = 0.49999)
+    for p0 in (0.4999, 0.49999, 0.499999, 0.4999999):
+        assert abs(float(fl.lambert_w_gamma(p0)) - float(gamma_star_mp(p0))) < 2e-9
+    for p0 in (1e-4, 1e-8, 1e-12):
+        assert float(fl.lambert_w_gamma(p0)) == pytest.approx(float(gamma_star_mp(p0)), rel=1e-12)
 
 
 def test_lambert_w_gamma_quoted_values_and_nan():
