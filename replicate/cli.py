@@ -45,7 +45,7 @@ def _cmd_book(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", metavar="DIR",
+    common.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS,
                         help=f"data directory (default: ${config.DATA_ENV} or data/ at the repository root)")
     parser = argparse.ArgumentParser(prog="replicate", parents=[common],
                                      description="Executable replication of five focal-loss calibration papers.")

@@ -90,7 +90,8 @@ def test_execute_records_provenance_hides_injected_cell_and_skips_when_unchanged
         assert key in meta
     injected = [c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
     assert len(injected) == 1 and "hide-cell" in injected[0]["metadata"]["tags"]
-    out = "".join(o.get("text", "") for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", []))
+    out = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
+                  for o in c.get("outputs", []))
     assert "smoke 2.0 x" in out
     mtime = target.stat().st_mtime_ns
     runner.execute(chapter, target, parameters={"n": "4"}, profile="smoke", log=logs.append)

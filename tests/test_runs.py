@@ -148,7 +148,7 @@ def test_bad_configuration_fails_before_any_data_is_loaded(changes, match):
     assert LOADS == []
 
 
-@pytest.mark.parametrize("kw,match", [({"device": "tpu"}, "device"), ({"store": "s3"}, "results, cache"),
+@pytest.mark.parametrize("kw,match", [({"device": "tpu"}, "device"), ({"store": "s3"}, "auto, results, cache"),
                                       ({"progress": "fancy"}, "progress")])
 def test_bad_call_arguments_fail_before_loading(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -328,3 +328,9 @@ def test_cli_reports_divergence(capsys):
     err = capsys.readouterr().err
     assert rc == 1 and "training diverged" in err and "not recorded" in err
     assert runs.list_runs().empty
+
+
+def test_auto_store_keeps_smoke_runs_out_of_results():
+    run = runs.get_or_train(smoke("cross_entropy"), store="auto", progress="none")
+    assert run.store == "cache"
+    assert runs.find(smoke("cross_entropy")).store == "cache"

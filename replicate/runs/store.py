@@ -272,13 +272,16 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
     data is loaded. Training resumes from the run's checkpoint if a previous attempt was
     killed. ``store`` says where a new run is written (``results`` also promotes a cached
     run). ``logits_dtype`` defaults to float16 in ``results`` (small enough to commit) and
-    float32 in the cache.
+    float32 in the cache. ``store="auto"`` (what chapters use) means ``results`` for every
+    profile but ``smoke``, whose runs are test fixtures, not worth committing.
     """
     from .. import training
     from .build import build
 
+    if store == "auto":
+        store = "cache" if config.profile == "smoke" else "results"
     if store not in STORES:
-        raise ValueError(f"store must be one of {', '.join(STORES)}; got {store!r}")
+        raise ValueError(f"store must be one of auto, {', '.join(STORES)}; got {store!r}")
     resolved = config.resolve()
     training.select_device(device)
     training.progress.resolve_mode(progress)
