@@ -397,7 +397,7 @@ def test_appendix_g_sensitivity_table(std, wn_ce, share_ce, wn_fl):
 
 
 def test_claim_log():
-    log = fl.ClaimLog()
+    log = rp.theory.claims.ClaimLog()
     log.add("a", "b", "c", "d", True)
     log.add("e", "f", "g", "h", np.bool_(False), bad="misstated")
     assert list(log.table().verdict) == ["holds", "misstated"]

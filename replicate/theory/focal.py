@@ -40,7 +40,6 @@ __all__ = [
     "focal_kl_bound",
     "gradient_factor_autograd",
     "lambert_w_gamma_rootfind",
-    "ClaimLog",
     "SIZES",
 ]
 
@@ -51,27 +50,6 @@ SIZES = {
     "gpu": dict(n_p0=500, n_grid=2001, n_random=20_000, n_autograd=64, n_autograd_all=8),
     "paper": dict(n_p0=2000, n_grid=4001, n_random=100_000, n_autograd=128, n_autograd_all=16),
 }
-
-
-class ClaimLog:
-    """Rows of a chapter's claims table; the verdict is computed from a check, never typed.
-
-    ``add(claim, where, how, result, ok, bad="fails")`` appends a row whose verdict is
-    ``"holds"`` when ``ok`` is true and ``bad`` (e.g. ``"fails"``, ``"misprinted"``,
-    ``"differs"``) otherwise; ``table()`` returns a pandas DataFrame.
-    """
-
-    def __init__(self):
-        self.rows: list[dict] = []
-
-    def add(self, claim: str, where: str, how: str, result: str, ok, bad: str = "fails") -> None:
-        self.rows.append(dict(claim=claim, where=where, how=how, result=result,
-                              verdict="holds" if bool(ok) else bad))
-
-    def table(self):
-        import pandas as pd
-
-        return pd.DataFrame(self.rows, columns=["claim", "where", "how", "result", "verdict"])
 
 
 def _probs(p, name: str = "p") -> np.ndarray:

@@ -13,9 +13,10 @@ import math
 import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 
+from .claims import ClaimLog
 from .fts import (binary_focal_calibration_map, check_gamma, conditional_risk,
                   confidence_raising_threshold,
-                  focal_calibration_map, focal_loss_second_derivative, focal_loss_true_class,
+                  focal_calibration_map, focal_loss_true_class,
                   properized_focal_loss, temperature_bounds)
 from .fts_bounds import (binary_logit_correction, closest_temperature, linear_fit, logit_grid,
                          paper_grid_temperature_bounds, prop3_check, temperature_fits,
@@ -73,9 +74,8 @@ def _plain(x):
     return x.item() if isinstance(x, np.generic) else x
 
 
-def _row(rows, claim, where, how, result, ok, bad="differs"):
-    rows.append(dict(claim=claim, where=where, how=how, result=result,
-                     verdict="holds" if ok else bad))
+def _row(log: ClaimLog, claim, where, how, result, ok, bad="differs"):
+    log.add(claim, where, how, result, ok, bad=bad)
 
 
 def _binary_minimizer(eta, g):
@@ -92,15 +92,13 @@ def fts_report(profile: str = "cpu", *, minimizer=None):
     Prop. 2/4 checks (default: ``replicate.theory.focal_risk_minimizer``); scipy minimisation
     (:func:`focal_minimizer_scipy`) is run beside it as an independent check.
     """
-    import pandas as pd
-
     if profile not in SIZES:
         raise ValueError(f"profile must be one of {sorted(SIZES)}, got {profile!r}")
     if minimizer is None:
         from .focal import focal_risk_minimizer as minimizer
     sz = SIZES[profile]
     rng = np.random.default_rng(0)
-    num, rows = {}, []
+    num, rows = {}, ClaimLog()
 
     # Prop. 1: sign of f'' on a logit grid of q and a grid of gamma (the bracket decides it).
     q = 1 / (1 + np.exp(-np.linspace(-30, 30, 601)))
@@ -206,7 +204,7 @@ def fts_report(profile: str = "cpu", *, minimizer=None):
          f"{num['p3_cx'][0]:.3f} < FC = {fc:.5f} < {num['p3_cx'][2]:.3f} is false; with s/T: "
          f"{bad['temperatures_printed_order']} violations; with s/T and both inequalities "
          f"reversed: {bad['temperatures_reversed']}", False, bad="misprinted")
-    rows[-1]["verdict"] = ("misprinted" if bad["temperatures_reversed"] == 0 and bad["as_printed"] > 0
+    rows.rows[-1]["verdict"] = ("misprinted" if bad["temperatures_reversed"] == 0 and bad["as_printed"] > 0
                            else ("holds" if bad["as_printed"] == 0 else "differs"))
     num["T4_theory"] = temperature_bounds(g4)
     _row(rows, "γ = 4: theoretical bounds T = 0.2 and 0.238", "Sec. 3.2",
@@ -321,7 +319,7 @@ def fts_report(profile: str = "cpu", *, minimizer=None):
     ti = np.array([tightest_temperature_bounds(g) for g in gb])
     bounds_curve = dict(gammas=gb, theory_steep=th[:, 0], theory_flat=th[:, 1],
                         tight_steep=ti[:, 0], tight_flat=ti[:, 1])
-    return dict(profile=profile, sizes=sz, numbers=_plain(num), claims=pd.DataFrame(rows),
+    return dict(profile=profile, sizes=sz, numbers=_plain(num), claims=rows.table(),
                 binary_fit=bfit, ternary_fit=dict(gammas=gam, T=T3, dev=d3),
                 quaternary_fit=dict(gammas=gam, T=T4, dev=d4), binary_closest=bclose,
                 ternary_closest=tclose, bounds_curve=bounds_curve)
