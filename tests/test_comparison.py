@@ -1,0 +1,307 @@
+"""Comparison of methods with the paper's tables: evaluation against independent computations,
+paper rows against the printed text, table layout, verdict rules, parameter validation, and
+one end-to-end pass (two methods trained on generated data) against the run store's own metrics.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from scipy.special import log_softmax, softmax
+
+from replicate import comparison as cmp
+from replicate import data, metrics, runs
+
+
+# ----------------------------------------------------------------------------- independent references
+def ece_ref(p, y, n_bins=15):
+    """Equal-width ECE with (lower, upper] bins, written out bin by bin."""
+    conf, hit = p.max(1), p.argmax(1) == y
+    edges = np.linspace(0, 1, n_bins + 1)
+    total = 0.0
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        m = (conf > lo) & (conf <= hi)
+        if m.any():
+            total += m.mean() * abs(hit[m].mean() - conf[m].mean())
+    return total
+
+
+def mce_ref(p, y, n_bins=15):
+    conf, hit = p.max(1), p.argmax(1) == y
+    edges = np.linspace(0, 1, n_bins + 1)
+    return max(abs(hit[m].mean() - conf[m].mean()) for lo, hi in zip(edges[:-1], edges[1:])
+               if (m := (conf > lo) & (conf <= hi)).any())
+
+
+def classwise_ref(p, y, n_bins=15):
+    k = p.shape[1]
+    edges = np.linspace(0, 1, n_bins + 1)
+    per_class = []
+    for c in range(k):
+        q, hit = p[:, c], (y == c)
+        tot = 0.0
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            m = (q > lo) & (q <= hi)
+            if m.any():
+                tot += m.mean() * abs(hit[m].mean() - q[m].mean())
+        per_class.append(tot)
+    return float(np.mean(per_class))
+
+
+def brute_T(z, y, score):
+    """The papers' grid 0.1..10.0, first minimum (ties keep the smaller T)."""
+    grid = np.round(np.arange(1, 101) * 0.1, 1)
+    vals = [score(softmax(z / t, axis=1), y) for t in grid]
+    return float(grid[int(np.argmin(vals))])
+
+
+def overconfident(n, k, seed, scale=4.0):
+    """Logits whose labels are drawn from softmax(z / 2.5): the model is over-confident."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, k)) * scale
+    p = softmax(z / 2.5, axis=1)
+    y = (p.cumsum(1) > rng.random((n, 1))).argmax(1)
+    return z, y
+
+
+# ----------------------------------------------------------------------------- evaluation
+def test_evaluate_logits_matches_independent_computations():
+    vz, vy = overconfident(1500, 5, 0)
+    tz, ty = overconfident(2000, 5, 1)
+    f = cmp.evaluate_logits(vz, vy, tz, ty).set_index(["metric", "temperature_scaled"])
+    p = softmax(tz, axis=1)
+    T = brute_T(vz, vy, ece_ref)
+    pt = softmax(tz / T, axis=1)
+    assert T > 1.5                                   # the construction is over-confident
+    assert f.loc[("ece", False), "value"] == pytest.approx(100 * ece_ref(p, ty), abs=1e-9)
+    assert f.loc[("ece", True), "T"] == T and f.loc[("ece", True), "T_selected_by"] == "ece"
+    assert f.loc[("ece", True), "value"] == pytest.approx(100 * ece_ref(pt, ty), abs=1e-9)
+    assert f.loc[("mce", True), "value"] == pytest.approx(100 * mce_ref(pt, ty), abs=1e-9)
+    assert f.loc[("classwise_ece", False), "value"] == pytest.approx(100 * classwise_ref(p, ty), abs=1e-9)
+    nll = -log_softmax(tz / T, axis=1)[np.arange(len(ty)), ty].mean()
+    assert f.loc[("nll", True), "value"] == pytest.approx(100 * nll, rel=1e-10)
+    err = 100 * np.mean(tz.argmax(1) != ty)
+    assert f.loc[("error", False), "value"] == pytest.approx(err) and f.loc[("error", True), "value"] == pytest.approx(err)
+    s99 = pt.max(1) >= 0.99
+    assert f.loc[("s99_fraction", True), "value"] == pytest.approx(100 * s99.mean())
+    assert f.loc[("s99_accuracy", True), "value"] == pytest.approx(100 * (pt.argmax(1) == ty)[s99].mean())
+    # AdaECE: its T is chosen by validation AdaECE (brute force over the grid), then applied
+    T_ada = brute_T(vz, vy, lambda q, yy: metrics.adaptive_ece(q, yy))
+    assert f.loc[("adaece", True), "T"] == T_ada and f.loc[("adaece", True), "T_selected_by"] == "adaece"
+    assert f.loc[("adaece", True), "value"] == pytest.approx(
+        100 * metrics.adaptive_ece(softmax(tz / T_ada, axis=1), ty), abs=1e-9)
+    assert math.isnan(f.loc[("ece", False), "T"])
+
+
+def test_summarise_gives_mean_and_sample_std_over_seeds():
+    ours = pd.DataFrame({"method": ["a", "a", "a"], "seed": [1, 2, 3], "metric": "ece", "temperature_scaled": True,
+                         "value": [1.0, 2.0, 4.0], "T": [1.1, 1.2, 1.6], "T_selected_by": "ece"})
+    s = cmp.summarise(ours).iloc[0]
+    assert s["mean"] == pytest.approx(7 / 3) and s["std"] == pytest.approx(np.std([1, 2, 4], ddof=1))
+    assert s["T"] == pytest.approx(1.3) and s["n_seeds"] == 3
+
+
+# ----------------------------------------------------------------------------- the paper's rows
+def test_paper_values_hold_the_printed_numbers_once_with_their_tables():
+    ref = cmp.paper_reference("cifar10", "resnet50")
+    assert ref.exact and (ref.dataset, ref.model) == ("CIFAR-10", "ResNet 50")
+    pv = cmp.paper_values(ref).set_index(["method", "metric", "temperature_scaled"])
+    assert not pv.index.duplicated().any()
+    # Table 1, CIFAR-10 ResNet 50: "4.35 1.35(2.50) ... 1.55 0.95(1.10)"
+    assert pv.loc[("cross_entropy", "ece", False), "mean"] == 4.35
+    assert (pv.loc[("cross_entropy", "ece", True), "mean"], pv.loc[("cross_entropy", "ece", True), "T"]) == (1.35, 2.5)
+    assert pv.loc[("flsd53", "ece", True), "tables"] == "1, 4, 7"
+    assert pv.loc[("fl1", "ece", False), "tables"] == "7"
+    # Table 3: error of FLA-53 4.98; Table 6 "Focal Loss" post-T |S99| 14.27 is keyed flsd53
+    assert pv.loc[("flsd53", "error", False), "mean"] == 4.98
+    assert pv.loc[("flsd53", "s99_fraction", True), "mean"] == 14.27
+    assert not (pv.reset_index().metric == "classwise_ece").any()
+    text = cmp.paper_values(cmp.paper_reference("20newsgroups", "text_cnn")).set_index(
+        ["method", "metric", "temperature_scaled"])
+    assert text.loc[("cross_entropy", "ece", False), "mean"] == 17.92   # Table 1, 20 Newsgroups row
+    assert not (text.reset_index().metric == "s99_fraction").any()        # Table 6 is CIFAR-10 only
+
+
+def test_paper_reference_closest_rows_and_refusals():
+    small = cmp.paper_reference("cifar10", "tiny_cnn")
+    assert not small.exact and small.model == "ResNet 50" and "tiny_cnn" in small.note
+    assert cmp.paper_reference("cifar100", "resnet110").model == "ResNet 110"
+    assert cmp.paper_reference("20newsgroups", "text_cnn").exact
+    with pytest.raises(ValueError, match="dataset 'svhn'.*allowed datasets"):
+        cmp.paper_reference("svhn", "resnet50")
+
+
+# ----------------------------------------------------------------------------- layout
+def _ours(rows):
+    return pd.DataFrame([{"method": m, "seed": s, "metric": met, "temperature_scaled": ts, "value": v, "T": t,
+                          "T_selected_by": "ece" if ts else ""} for m, s, met, ts, v, t in rows])
+
+
+def test_side_by_side_layout_values_and_difference():
+    ours = _ours([("cross_entropy", 1, "ece", False, 5.0, math.nan), ("cross_entropy", 2, "ece", False, 6.0, math.nan),
+                  ("cross_entropy", 1, "ece", True, 1.0, 2.0), ("cross_entropy", 2, "ece", True, 2.0, 2.2),
+                  ("ls005", 1, "ece", False, 3.0, math.nan), ("ls005", 1, "ece", True, 2.5, 1.1)])
+    paper = cmp.paper_values(cmp.paper_reference("cifar10", "resnet50"))
+    methods = cmp.resolve_methods(["cross_entropy", "ls005"])
+    t = cmp.side_by_side(ours, paper, "ece", methods)
+    assert list(t.columns) == [(ph, c) for ph in ("Pre T", "Post T") for c in ("paper", "ours", "ours − paper")]
+    assert list(t.index) == ["Cross Entropy", "LS-0.05"]
+    sd = np.std([5.0, 6.0], ddof=1)
+    assert t.loc["Cross Entropy", ("Pre T", "ours")] == f"5.50 ± {sd:.2f}"
+    assert t.loc["Cross Entropy", ("Pre T", "paper")] == "4.35"
+    assert t.loc["Cross Entropy", ("Pre T", "ours − paper")] == f"{5.5 - 4.35:.2f}"
+    assert t.loc["Cross Entropy", ("Post T", "paper")] == "1.35 (2.50)"
+    assert t.loc["Cross Entropy", ("Post T", "ours")] == f"1.50 ± {np.std([1, 2], ddof=1):.2f} (2.10 ± 0.14)"
+    assert t.loc["LS-0.05", ("Pre T", "paper")] == "–" and t.loc["LS-0.05", ("Pre T", "ours − paper")] == "–"
+    assert t.loc["LS-0.05", ("Post T", "ours")] == "2.50 (1.10)"      # one seed: no ±
+    err = cmp.side_by_side(_ours([("cross_entropy", 1, "error", False, 40.0, math.nan)]), paper, "error", methods[:1],
+                           temperature=False)
+    assert list(err.columns.get_level_values(0).unique()) == ["Pre T"]
+    assert err.iloc[0][("Pre T", "ours − paper")] == f"{40 - 4.95:.2f}"
+    with pytest.raises(ValueError, match="metric must be one of"):
+        cmp.side_by_side(ours, paper, "accuracy", methods)
+
+
+def test_s99_table_has_table6_layout():
+    ours = _ours([(m, 1, met, ts, 10.0 + i, 1.5 if ts else math.nan)
+                  for i, (m, met, ts) in enumerate((m, met, ts) for m in ("cross_entropy", "flsd53")
+                                                    for met in ("s99_fraction", "s99_accuracy") for ts in (False, True))])
+    paper = cmp.paper_values(cmp.paper_reference("cifar10", "resnet50"))
+    t = cmp.s99_side_by_side(ours, paper, cmp.resolve_methods(["cross_entropy", "flsd53"]))
+    assert t.columns.nlevels == 3
+    assert t.loc["Cross Entropy", ("Post T", "|S99| %", "paper")] == "7.33"
+    assert t.loc["FLSD-53 (FLA-53)", ("Pre T", "accuracy on S99 %", "paper")] == "99.57"
+
+
+# ----------------------------------------------------------------------------- verdicts
+def _summary(ece_pre, ece_post, temps, s99_post):
+    rows = []
+    for m in ece_pre:
+        rows.append({"method": m, "metric": "ece", "temperature_scaled": False, "mean": ece_pre[m], "T": math.nan})
+        rows.append({"method": m, "metric": "ece", "temperature_scaled": True, "mean": ece_post[m], "T": temps[m]})
+    for m, v in s99_post.items():
+        rows.append({"method": m, "metric": "s99_fraction", "temperature_scaled": True, "mean": v, "T": temps[m]})
+    f = pd.DataFrame(rows)
+    f["std"], f["T_std"] = math.nan, math.nan
+    return f
+
+
+def test_verdicts_follow_the_rules_on_constructed_numbers():
+    good = _summary({"cross_entropy": 5.0, "fl3": 2.0, "flsd53": 1.0}, {"cross_entropy": 1.5, "fl3": 1.2, "flsd53": 0.8},
+                    {"cross_entropy": 2.5, "fl3": 1.3, "flsd53": 1.1}, {"cross_entropy": 5.0, "flsd53": 20.0})
+    bad = _summary({"cross_entropy": 1.0, "fl3": 0.5, "flsd53": 2.0}, {"cross_entropy": 0.5, "fl3": 0.7, "flsd53": 0.6},
+                   {"cross_entropy": 1.0, "fl3": 1.0, "flsd53": 1.3}, {"cross_entropy": 30.0, "flsd53": 20.0})
+    only_ce = _summary({"cross_entropy": 5.0}, {"cross_entropy": 1.0}, {"cross_entropy": 2.0}, {"cross_entropy": 1.0})
+    v = cmp.verdicts({"good": good, "bad": bad, "ce": only_ce})
+    assert list(v.columns) == ["claim", "source", "evidence", "numbers", "verdict"]
+    assert v[v.evidence == "good"].verdict.tolist() == ["holds"] * 5
+    assert v[v.evidence == "bad"].verdict.tolist() == ["fails"] * 5
+    assert v[v.evidence == "ce"].verdict.tolist() == ["not tested"] * 5
+    assert v.claim.tolist()[:3] == [cmp.CLAIMS[0][0]] * 3      # grouped by claim
+    # T = 1.1 is "near 1" at the default tolerance 0.1 despite 1.1 - 1 > 0.1 in floating point
+    near = v[(v.evidence == "good") & (v.claim == cmp.CLAIMS[1][0])].iloc[0]
+    assert near.verdict == "holds" and "1 of 2 focal variants within 0.1 of 1" in near.numbers
+    strict = cmp.verdicts({"good": good}, t_tolerance=0.05)
+    assert strict[strict.claim == cmp.CLAIMS[1][0]].verdict.iloc[0] == "fails"
+    with pytest.raises(ValueError, match="t_tolerance"):
+        cmp.verdicts({"good": good}, t_tolerance=-1)
+
+
+def test_verdicts_on_the_papers_own_resnet50_row():
+    """Read off the printed Tables 1, 6, 7: FL-3 (1.48) beats FLSD-53 (1.55) before TS on this row."""
+    pv = cmp.paper_values(cmp.paper_reference("cifar10", "resnet50"))
+    v = cmp.verdicts({"paper": pv})
+    assert v.verdict.tolist() == ["holds", "holds", "holds", "fails", "holds"]
+    assert "FL-3 pre T, FLSD-532 post T" in v.numbers.iloc[3]      # 0.88 < 0.95 after TS (Table 7)
+
+
+# ----------------------------------------------------------------------------- plan and helpers
+@pytest.mark.parametrize("kw, match", [
+    ({"profile": "laptop"}, "unknown profile"),
+    ({"methods": ["focal"]}, "unknown method"),
+    ({"methods": []}, "at least one method"),
+    ({"methods": ["fl1", "fl1"]}, "repeat"),
+    ({"seeds": []}, "seeds"),
+    ({"seeds": [1, 1]}, "seeds must not repeat"),
+    ({"seeds": [-1]}, "seeds"),
+    ({"dataset": "20newsgroups"}, "dataset must be an image data set"),
+    ({"text_dataset": "cifar10"}, "text_dataset must be one of"),
+    ({"dataset": "mnist"}, "unknown dataset"),
+    ({"model": "vgg"}, "unknown model"),
+    ({"device": "tpu"}, "device"),
+])
+def test_plan_refuses_bad_parameters_before_training(kw, match):
+    with pytest.raises(ValueError, match=match):
+        cmp.plan(**{"profile": "smoke", **kw})
+
+
+def test_plan_builds_every_configuration_with_its_options():
+    p = cmp.plan("smoke")
+    assert [m.key for m in p.methods] == list(cmp.SMOKE_METHODS)
+    assert set(p.image) == {(k, 1) for k in cmp.SMOKE_METHODS} == set(p.text)
+    assert p.image[("cross_entropy", 1)].options == {"eval_every_epoch": True}
+    assert p.image[("flsd53", 1)].options == {}
+    assert all(c.options == {} for c in p.text.values())        # text runs: no per-epoch records
+    full = cmp.plan("cpu", methods=["mmce"], seeds=[1, 2])
+    assert full.image[("mmce", 2)].resolve()["loss_params"]["lam"] == 2.0
+    assert full.text[("mmce", 1)].resolve()["loss_params"]["lam"] == 8.0   # Appendix D: lambda 8 on text
+    assert not full.references["cifar10"].exact and full.references["20newsgroups"].exact
+    assert cmp.plan("smoke", text_dataset=None).text == {}
+    assert len(cmp.default_methods("cpu")) == 11
+
+
+def test_quote_and_caption():
+    pv = cmp.paper_values(cmp.paper_reference("cifar10", "resnet50"))
+    assert cmp.quote(pv, "cross_entropy", "ece") == "4.35"
+    assert cmp.quote(pv, "cross_entropy", "ece", True, "T", digits=1) == "2.5"
+    assert cmp.quote(pv, "ls005", "ece") == "not available"
+    cap = cmp.table_caption("adaece", cmp.paper_reference("cifar10", "tiny_cnn"), "ours: profile cpu")
+    assert "Tables 2, 5, 8" in cap and "by AdaECE" in cap and "closest row" in cap and "ours: profile cpu" in cap
+    assert "not reported" in cmp.table_caption("classwise_ece", cmp.paper_reference("cifar10", "resnet50"), "ours")
+    with pytest.raises(ValueError, match="col must be"):
+        cmp.quote(pv, "cross_entropy", "ece", col="median")
+
+
+# ----------------------------------------------------------------------------- end to end on generated data
+def fake_load(name, data_dir=None, split="reference", val_size=None, split_seed=1, **options):
+    g = torch.Generator().manual_seed(0)
+    colours = torch.rand(10, 3, 1, 1, generator=g) * 255
+
+    def draw(n):
+        y = torch.randint(0, 10, (n,), generator=g)
+        x = colours[y] * 0.5 + 64 + 50 * torch.randn(n, 3, 32, 32, generator=g)
+        return x.clamp(0, 255).to(torch.uint8), y
+
+    info = data.DatasetInfo(name=name, display_name="generated", num_classes=10,
+                            classes=tuple(map(str, range(10))), kind="image", mean=(0.5,) * 3, std=(0.25,) * 3)
+    return data.Splits(draw(1200), draw(600), draw(600), info)
+
+
+def test_end_to_end_evaluation_agrees_with_the_run_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setattr(data, "load", fake_load)
+    runs.clear_data_cache()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        p = cmp.plan("smoke", methods=["cross_entropy", "flsd53"], text_dataset=None, device="cpu")
+        image, text = cmp.train(p, log=None)
+    finally:
+        torch.set_num_threads(threads)
+        runs.clear_data_cache()
+    assert text == {} and set(image) == {("cross_entropy", 1), ("flsd53", 1)}
+    ours = cmp.evaluate_runs(image)
+    for (key, seed), run in image.items():
+        f = ours[(ours.method == key)].set_index(["metric", "temperature_scaled"])
+        # the store evaluated with its own one-pass metrics and fitted T by validation ECE
+        assert f.loc[("ece", True), "T"] == run.temperature
+        for metric in ("ece", "adaece", "classwise_ece", "mce", "nll", "error"):
+            assert f.loc[(metric, False), "value"] == pytest.approx(100 * run.metrics["test"][metric], rel=1e-6, abs=1e-6)
+        for metric in ("ece", "mce", "nll", "classwise_ece"):
+            assert f.loc[(metric, True), "value"] == pytest.approx(100 * run.metrics["test_ts"][metric], rel=1e-6, abs=1e-6)
+    assert "generated" in cmp.describe_runs(image, cmp.data_name(image[("flsd53", 1)]))
+    assert len(image[("cross_entropy", 1)].history[0]["test"]) > 0          # per-epoch records for the figures
