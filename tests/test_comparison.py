@@ -200,14 +200,27 @@ def test_verdicts_follow_the_rules_on_constructed_numbers():
     assert v[v.evidence == "good"].verdict.tolist() == ["holds"] * 5
     assert v[v.evidence == "bad"].verdict.tolist() == ["fails"] * 5
     assert v[v.evidence == "ce"].verdict.tolist() == ["not tested"] * 5
-    assert v.claim.tolist()[:3] == [cmp.CLAIMS[0][0]] * 3      # grouped by claim
+    claims = cmp.mukhoti_claims()
+    assert v.claim.tolist()[:3] == [claims[0].text] * 3      # grouped by claim
     # T = 1.1 is "near 1" at the default tolerance 0.1 despite 1.1 - 1 > 0.1 in floating point
-    near = v[(v.evidence == "good") & (v.claim == cmp.CLAIMS[1][0])].iloc[0]
+    near = v[(v.evidence == "good") & (v.claim == claims[1].text)].iloc[0]
     assert near.verdict == "holds" and "1 of 2 focal variants within 0.1 of 1" in near.numbers
-    strict = cmp.verdicts({"good": good}, t_tolerance=0.05)
-    assert strict[strict.claim == cmp.CLAIMS[1][0]].verdict.iloc[0] == "fails"
-    with pytest.raises(ValueError, match="t_tolerance"):
-        cmp.verdicts({"good": good}, t_tolerance=-1)
+    strict = cmp.verdicts({"good": good}, cmp.mukhoti_claims(t_tolerance=0.05))
+    assert strict[strict.claim == claims[1].text].verdict.iloc[0] == "fails"
+    for bad in (-1, True, "0.1"):
+        with pytest.raises(ValueError, match="t_tolerance"):
+            cmp.mukhoti_claims(t_tolerance=bad)
+    with pytest.raises(ValueError, match="non-empty"):
+        cmp.verdicts({})
+
+
+def test_verdicts_take_any_claim_rules():
+    """The template for later chapters: a claim is a sentence, a source and a rule."""
+    summ = _summary({"cross_entropy": 5.0}, {"cross_entropy": 1.0}, {"cross_entropy": 2.0}, {"cross_entropy": 1.0})
+    rule = cmp.Claim("TS lowers the ECE of cross-entropy", "Table X",
+                     lambda s: ("ece", cmp.value(s, "cross_entropy", "ece", True) < cmp.value(s, "cross_entropy", "ece")))
+    v = cmp.verdicts({"ours": summ}, [rule])
+    assert v.verdict.tolist() == ["holds"] and v.source.tolist() == ["Table X"]
 
 
 def test_verdicts_on_the_papers_own_resnet50_row():

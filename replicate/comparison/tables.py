@@ -1,0 +1,198 @@
+"""Our side of a comparison, and both sides laid out as the paper's tables.
+
+:func:`evaluate_logits` recomputes every metric of Mukhoti et al.'s tables from validation
+and test logits: ECE (15 equal-width bins), AdaECE (15 equal-mass bins), classwise ECE,
+MCE, NLL, error and |S99| with its accuracy (Table 6), before and after temperature
+scaling. T is chosen on the validation set over the papers' grid 0.1..10.0 by the metric
+the paper cross-validates on (:data:`T_SELECTED_BY`: ECE for Tables 1/4/7 and for the NLL
+and MCE Tables 10-13, AdaECE for Tables 2/5/8; Sec. 6).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .. import metrics, posthoc
+from .paper import PAPER_NAMES, PAPER_TABLES, PaperReference
+
+#: metric -> the metric that selects T on the validation set (as in the paper's tables)
+T_SELECTED_BY = {"ece": "ece", "adaece": "adaece", "classwise_ece": "ece", "mce": "ece", "nll": "ece",
+                 "error": "ece", "s99_fraction": "ece", "s99_accuracy": "ece"}
+TABLE_METRICS = tuple(T_SELECTED_BY)
+METRIC_NAMES = {"ece": "ECE (%, 15 equal-width bins)", "adaece": "AdaECE (%, 15 equal-mass bins)",
+                "classwise_ece": "classwise ECE (%, 15 bins)", "mce": "MCE (%, 15 equal-width bins)",
+                "nll": "NLL (x100)", "error": "test error (%)", "s99_fraction": "|S99| (%)",
+                "s99_accuracy": "accuracy on S99 (%)"}
+
+
+def _scores(logits: np.ndarray, labels: np.ndarray, T: float = 1.0) -> dict:
+    probs = metrics.probs_from_logits(logits, temperature=T)
+    frac, acc = metrics.s99(probs, labels, validate=False)
+    return {"ece": metrics.ece(probs, labels, validate=False),
+            "adaece": metrics.adaptive_ece(probs, labels, validate=False),
+            "classwise_ece": metrics.classwise_ece(probs, labels, validate=False),
+            "mce": metrics.mce(probs, labels, validate=False),
+            "nll": metrics.nll(np.asarray(logits, dtype=np.float64) / T, labels),
+            "error": metrics.error_rate(probs, labels, validate=False),
+            "s99_fraction": frac, "s99_accuracy": acc}
+
+
+def evaluate_logits(val_logits, val_labels, test_logits, test_labels, n_bins: int = 15) -> pd.DataFrame:
+    """Every table metric on the test set, pre and post temperature scaling (long form, percent).
+
+    Columns ``metric, temperature_scaled, value, T, T_selected_by``; post-T rows use the
+    grid temperature minimising the validation value of ``T_SELECTED_BY[metric]``.
+    """
+    val_z, test_z = (np.asarray(z, dtype=np.float64) for z in (val_logits, test_logits))
+    pre = _scores(test_z, test_labels)
+    temps = {sel: posthoc.fit_temperature(val_z, val_labels, method="grid", metric=sel, n_bins=n_bins).params["T"]
+             for sel in sorted(set(T_SELECTED_BY.values()))}
+    post = {sel: _scores(test_z, test_labels, T) for sel, T in temps.items()}
+    rows = []
+    for metric, sel in T_SELECTED_BY.items():
+        rows.append({"metric": metric, "temperature_scaled": False, "value": 100 * pre[metric], "T": math.nan,
+                     "T_selected_by": ""})
+        rows.append({"metric": metric, "temperature_scaled": True, "value": 100 * post[sel][metric],
+                     "T": temps[sel], "T_selected_by": sel})
+    return pd.DataFrame(rows)
+
+
+def evaluate_runs(runs: dict, n_bins: int = 15) -> pd.DataFrame:
+    """:func:`evaluate_logits` of every run of ``{(method, seed): Run}``, with columns
+    ``method`` and ``seed`` in front."""
+    frames = []
+    for (key, seed), run in runs.items():
+        f = evaluate_logits(*run.logits("val"), *run.logits("test"), n_bins=n_bins)
+        f.insert(0, "seed", seed)
+        f.insert(0, "method", key)
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarise(ours: pd.DataFrame) -> pd.DataFrame:
+    """Mean and sample standard deviation over seeds (NaN with one seed) per method, metric, TS."""
+    g = ours.groupby(["method", "metric", "temperature_scaled"], sort=False)
+    return g.agg(mean=("value", "mean"), std=("value", "std"), T=("T", "mean"), T_std=("T", "std"),
+                 n_seeds=("seed", "nunique")).reset_index()
+
+
+def _cell(summ: pd.DataFrame, method: str, metric: str, scaled: bool) -> dict:
+    r = summ[(summ.method == method) & (summ.metric == metric) & (summ.temperature_scaled == scaled)]
+    if not len(r):
+        return {"mean": math.nan, "std": math.nan, "T": math.nan, "T_std": math.nan}
+    return {k: float(r[k].iloc[0]) for k in ("mean", "std", "T", "T_std")}
+
+
+def value(summary: pd.DataFrame, method: str, metric: str, temperature_scaled: bool = False,
+          col: str = "mean") -> float:
+    """One number (``col``: mean, std, T or T_std) of a :func:`summarise` or
+    :func:`replicate.comparison.paper_values` frame; NaN when the frame does not hold it."""
+    if col not in ("mean", "std", "T", "T_std"):
+        raise ValueError(f"col must be one of mean, std, T, T_std; got {col!r}")
+    return _cell(summary, method, metric, temperature_scaled)[col]
+
+
+def quote(summary: pd.DataFrame, method: str, metric: str, temperature_scaled: bool = False, col: str = "mean",
+          digits: int = 2) -> str:
+    """:func:`value` as text for prose; "not available" when the frame does not hold it."""
+    v = value(summary, method, metric, temperature_scaled, col)
+    return "not available" if math.isnan(v) else f"{v:.{digits}f}"
+
+
+def _fmt(mean: float, std: float = math.nan, T: float = math.nan, T_std: float = math.nan, digits: int = 2) -> str:
+    if math.isnan(mean):
+        return "–"
+    s = f"{mean:.{digits}f}" + (f" ± {std:.{digits}f}" if not math.isnan(std) else "")
+    if not math.isnan(T):
+        s += f" ({T:.2f}" + (f" ± {T_std:.2f}" if not math.isnan(T_std) and T_std > 0 else "") + ")"
+    return s
+
+
+def side_by_side(ours: pd.DataFrame, paper: pd.DataFrame | None, metric: str, methods,
+                 temperature: bool = True) -> pd.DataFrame:
+    """One paper table beside ours: a row per method; for "Pre T" (and "Post T") the paper's
+    value, ours (mean ± std over seeds) and ours minus the paper's; post-T cells carry the
+    optimal T in brackets. ``ours`` is :func:`evaluate_runs` output, ``paper`` a
+    :func:`replicate.comparison.paper_values` frame (None or empty: every paper cell "–")."""
+    if metric not in T_SELECTED_BY:
+        raise ValueError(f"metric must be one of {', '.join(T_SELECTED_BY)}; got {metric!r}")
+    ours_s = summarise(ours[ours.metric == metric])
+    paper_s = paper if paper is not None else pd.DataFrame(columns=["method", "metric", "temperature_scaled"])
+    table = {}
+    for m in methods:
+        row = {}
+        for scaled, phase in [(False, "Pre T")] + ([(True, "Post T")] if temperature else []):
+            o, p = _cell(ours_s, m.key, metric, scaled), _cell(paper_s, m.key, metric, scaled)
+            t = (lambda c: (c["T"], c["T_std"])) if scaled else (lambda c: (math.nan, math.nan))
+            row[(phase, "paper")] = _fmt(p["mean"], math.nan, *t(p))
+            row[(phase, "ours")] = _fmt(o["mean"], o["std"], *t(o))
+            row[(phase, "ours − paper")] = _fmt(o["mean"] - p["mean"])
+        table[m.label] = row
+    frame = pd.DataFrame(table).T
+    frame.columns = pd.MultiIndex.from_tuples(frame.columns)
+    frame.index.name = "method"
+    return frame
+
+
+def s99_side_by_side(ours: pd.DataFrame, paper: pd.DataFrame | None, methods) -> pd.DataFrame:
+    """Table 6's layout: |S99| (% of the test set with confidence >= 0.99) and the accuracy
+    on S99, pre and post temperature scaling (T chosen by validation ECE), paper beside ours."""
+    parts = {}
+    for phase in ("Pre T", "Post T"):
+        for metric, name in (("s99_fraction", "|S99| %"), ("s99_accuracy", "accuracy on S99 %")):
+            parts[(phase, name)] = side_by_side(ours, paper, metric, methods)[phase]
+    return pd.concat(parts, axis=1)
+
+
+def describe_runs(runs: dict, data_name: str) -> str:
+    """Where our numbers come from, for captions: profile, data (``data_name``, e.g. the
+    loaded data set's display name), network, schedule and seeds of ``{(key, seed): Run}``."""
+    if not runs:
+        raise ValueError("runs must hold at least one run")
+    run = next(iter(runs.values()))
+    r, epochs = run.resolved, run.resolved["train"]["epochs"]
+    params = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}" for k, v in r["model_params"].items())
+    seeds = sorted({s for _, s in runs})
+    n = f"{r['n_train']:,} training samples" if r["n_train"] else "all training samples"
+    return (f"ours: profile {run.config.profile} | data: {data_name} | model: {r['model']}"
+            f"{f' ({params})' if params else ''} | {epochs} epoch{'s' if epochs != 1 else ''}, {n} | "
+            f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}")
+
+
+def data_name(run) -> str:
+    """The display name of the data a run was trained on (e.g. "CIFAR-10 (JPEG q75)"), from
+    the loaded data set, so that it says which copy was found."""
+    from ..runs.build import load_data
+
+    return load_data(run.resolved).info.display_name
+
+
+def table_caption(metric: str, ref: PaperReference, ours: str) -> str:
+    """Caption of a side-by-side table: the metric, how T was chosen, and both sources."""
+    if metric not in T_SELECTED_BY:
+        raise ValueError(f"metric must be one of {', '.join(T_SELECTED_BY)}; got {metric!r}")
+    tables = [t.replace("table", "") for t in PAPER_TABLES[metric]]
+    name = PAPER_NAMES.get(ref.paper, ref.paper)
+    where = (f"paper: {name} Table{'s' if len(tables) > 1 else ''} {', '.join(tables)}, {ref.note}" if tables
+             else f"paper: not reported by {name}")
+    sel = {"ece": "ECE", "adaece": "AdaECE"}[T_SELECTED_BY[metric]]
+    ts = ("temperature scaling does not change the predicted class" if metric == "error" else
+          f"Post T: T chosen on the validation set by {sel} over the grid 0.1..10.0, shown in brackets")
+    return f"{METRIC_NAMES[metric]}; {ts}. {where}. {ours}."
+
+
+def styled_table(ours: pd.DataFrame, paper: pd.DataFrame | None, metric: str, methods, ref: PaperReference,
+                 source: str):
+    """:func:`side_by_side` (or :func:`s99_side_by_side` for ``metric="s99"``) as a pandas
+    Styler captioned by :func:`table_caption`, ready to display in a chapter."""
+    if metric == "s99":
+        frame = s99_side_by_side(ours, paper, methods)
+        cap = table_caption("s99_fraction", ref, source).replace(
+            METRIC_NAMES["s99_fraction"], "|S99| (% of test samples with confidence >= 0.99) and accuracy on S99 (%)")
+    else:
+        frame = side_by_side(ours, paper, metric, methods, temperature=metric != "error")
+        cap = table_caption(metric, ref, source)
+    return frame.style.set_caption(cap).set_table_styles(
+        [{"selector": "caption", "props": "caption-side: bottom; font-size: small; text-align: left;"}])
