@@ -302,10 +302,11 @@ def qualitative_figure(frame: pd.DataFrame, images, classes, caption_text: str |
         ax.barh(ypos - 0.2, f["confidence"], height=0.38, color=colors)
         ax.barh(ypos + 0.2, f["confidence_ts"], height=0.38, color=colors, alpha=0.4)
         for k, (pred, c, ct) in enumerate(zip(f["predicted"], f["confidence"], f["confidence_ts"])):
-            for yk, v, text in ((k - 0.2, c, f"{classes[int(pred)]} {c:.2f}"), (k + 0.2, ct, f"after TS {ct:.2f}")):
+            for yk, v, text, solid in ((k - 0.2, c, f"{classes[int(pred)]} {c:.2f}", True),
+                                       (k + 0.2, ct, f"after TS {ct:.2f}", False)):
                 inside = v > 0.55
                 ax.text(v - 0.02 if inside else v + 0.02, yk, text, va="center", ha="right" if inside else "left",
-                        fontsize=6, color="white" if inside else "0.2")
+                        fontsize=6, color="white" if inside and solid else "0.15")
         ax.set(xlim=(0, 1), yticks=ypos, yticklabels=methods if j == 0 else [])
         ax.invert_yaxis()
         ax.tick_params(labelsize=7)

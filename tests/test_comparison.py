@@ -214,6 +214,19 @@ def test_verdicts_follow_the_rules_on_constructed_numbers():
         cmp.verdicts({})
 
 
+def test_s99_claim_needs_a_confident_cross_entropy_model():
+    summ = _summary({"cross_entropy": 5.0, "flsd53": 1.0}, {"cross_entropy": 1.0, "flsd53": 1.0},
+                    {"cross_entropy": 2.0, "flsd53": 1.0}, {"cross_entropy": 0.1, "flsd53": 0.0})
+    pre = pd.DataFrame([{"method": "cross_entropy", "metric": "s99_fraction", "temperature_scaled": False,
+                         "mean": 0.5, "std": math.nan, "T": math.nan, "T_std": math.nan}])
+    claim = cmp.mukhoti_claims()[4]
+    numbers, holds = claim.rule(pd.concat([summ, pre], ignore_index=True))
+    assert holds is None and "0.50 %" in numbers
+    assert cmp.mukhoti_claims(min_s99=0.4)[4].rule(pd.concat([summ, pre], ignore_index=True))[1] is False
+    with pytest.raises(ValueError, match="min_s99"):
+        cmp.mukhoti_claims(min_s99=-1)
+
+
 def test_verdicts_take_any_claim_rules():
     """The template for later chapters: a claim is a sentence, a source and a rule."""
     summ = _summary({"cross_entropy": 5.0}, {"cross_entropy": 1.0}, {"cross_entropy": 2.0}, {"cross_entropy": 1.0})
