@@ -236,9 +236,10 @@ def qualitative_frame(runs: Mapping[str, object], n_correct: int = 4, n_incorrec
     """Appendix F's numbers: ``n_correct`` test samples that every run of ``{label: Run}``
     classifies correctly and ``n_incorrect`` that every run gets wrong, chosen without
     looking at the confidences: the first such sample of each class in turn (class order,
-    then test-set order), so that the images show different classes. Per sample and run the predicted class and its confidence before
-    and after the run's temperature scaling (``run.temperature``, chosen by validation ECE).
-    Columns ``sample, label, group, method, predicted, confidence, confidence_ts, T``."""
+    then test-set order), so that the images show different classes. Per sample and run:
+    the predicted class and its confidence before and after the run's temperature scaling
+    (``run.temperature``, chosen by validation ECE). Columns ``sample, label, group,
+    method, predicted, confidence, confidence_ts, T``."""
     for name, n in (("n_correct", n_correct), ("n_incorrect", n_incorrect)):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
             raise ValueError(f"{name} must be a non-negative integer; got {n!r}")

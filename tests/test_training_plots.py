@@ -35,8 +35,8 @@ def stores(tmp_path, monkeypatch):
 def _history(rng, per_split=True):
     rows = []
     for e in range(1, EPOCHS + 1):
-        row = {"epoch": e, "lr": 0.1, "train_loss": 2.0 / e, "train_accuracy": 0.5, "fc_weight_norm": 1.0 + e * rng.random(),
-               "seconds": 0.1}
+        row = {"epoch": e, "lr": 0.1, "train_loss": 2.0 / e, "train_accuracy": 0.5,
+               "fc_weight_norm": 1.0 + e * rng.random(), "seconds": 0.1}
         if per_split:
             for split in ("train", "val", "test"):
                 row[split] = {k: float(rng.random()) for k in SPLIT_KEYS}
@@ -91,8 +91,9 @@ def test_figure1_draws_the_recorded_curves():
     fig = tp.figure1(run, caption_text="profile: smoke")
     ax_train, ax_test, ax_err = fig.axes[:3]
     by_label = {ln.get_label(): ln for ln in ax_train.lines}
-    np.testing.assert_allclose(by_label["NLL incorrect"].get_ydata(), [r["train"]["nll_incorrect"] for r in run.history])
-    np.testing.assert_allclose(by_label["entropy correct"].get_ydata(), [r["train"]["entropy_correct"] for r in run.history])
+    train = [r["train"] for r in run.history]
+    np.testing.assert_allclose(by_label["NLL incorrect"].get_ydata(), [t["nll_incorrect"] for t in train])
+    np.testing.assert_allclose(by_label["entropy correct"].get_ydata(), [t["entropy_correct"] for t in train])
     by_label = {ln.get_label(): ln for ln in ax_test.lines}
     np.testing.assert_allclose(by_label["NLL"].get_ydata(), [r["test"]["nll"] for r in run.history])
     by_label = {ln.get_label(): ln for ln in ax_err.lines}

@@ -153,7 +153,8 @@ def describe_runs(runs: dict, data_name: str) -> str:
         raise ValueError("runs must hold at least one run")
     run = next(iter(runs.values()))
     r, epochs = run.resolved, run.resolved["train"]["epochs"]
-    params = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}" for k, v in r["model_params"].items())
+    params = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
+                       for k, v in r["model_params"].items())
     seeds = sorted({s for _, s in runs})
     n = f"{r['n_train']:,} training samples" if r["n_train"] else "all training samples"
     return (f"ours: profile {run.config.profile} | data: {data_name} | model: {r['model']}"
