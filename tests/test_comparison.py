@@ -280,6 +280,12 @@ def test_plan_builds_every_configuration_with_its_options():
     assert full.text[("mmce", 1)].resolve()["loss_params"]["lam"] == 8.0   # Appendix D: lambda 8 on text
     assert not full.references["cifar10"].exact and full.references["20newsgroups"].exact
     assert cmp.plan("smoke", text_dataset=None).text == {}
+    paper = cmp.plan("paper", methods=["cross_entropy"])
+    r = paper.image[("cross_entropy", 1)].resolve()
+    assert (r["model"], r["train"]["epochs"], r["train"]["lr_step_at_epoch_start"]) == ("resnet50", 350, True)
+    assert paper.references["cifar10"].exact and paper.references["cifar10"].model == "ResNet 50"
+    t = paper.text[("cross_entropy", 1)].resolve()["train"]
+    assert (t["optimizer"], t["epochs"], t["select"]) == ("adam", 50, "best_val_accuracy")   # Appendix D
     assert len(cmp.default_methods("cpu")) == 11
 
 
