@@ -168,7 +168,7 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
     return Plan(prof.name, seeds, chosen, dev, image, text, refs)
 
 
-def train_configs(cfgs: dict, store: str = "results", device=None, progress: str = "log", log=print) -> dict:
+def train_configs(cfgs: dict, store: str = "auto", device=None, progress: str = "log", log=print) -> dict:
     """Train or load every configuration of ``cfgs`` (``{(key, seed): RunConfig}``) through the
     run store; returns ``{(key, seed): Run}``."""
     from ..runs import get_or_train
@@ -183,7 +183,7 @@ def train_configs(cfgs: dict, store: str = "results", device=None, progress: str
     return runs
 
 
-def train(p: Plan, store: str = "results", progress: str = "log", log=print) -> tuple[dict, dict]:
+def train(p: Plan, store: str = "auto", progress: str = "log", log=print) -> tuple[dict, dict]:
     """Train or load everything the plan ``p`` lists: ``(image runs, text runs)``."""
     image = train_configs(p.image, store, p.device, progress, log)
     text = train_configs(p.text, store, p.device, progress, log) if p.text else {}

@@ -200,8 +200,9 @@ def resolve(cfg: RunConfig) -> dict:
     kind = dataset_kind(cfg.dataset)
     for name in ("loss_params", "options", "model_params", "data_params"):
         _check_mapping(name, getattr(cfg, name))
-    data_args = data_arguments(cfg.dataset, cfg.split, cfg.data_params)
     settings = profile.settings(kind)
+    # the profile's data options (e.g. the text length of a CPU profile) yield to the run's own
+    data_args = data_arguments(cfg.dataset, cfg.split, {**settings.pop("data_params", {}), **cfg.data_params})
     allowed = option_keys()
     unknown = [k for k in cfg.options if k not in allowed]
     if unknown:
