@@ -315,3 +315,24 @@ def qualitative_figure(frame: pd.DataFrame, images, classes, caption_text: str |
     if caption_text:
         add_caption(fig, caption_text)
     return fig
+
+
+def training_reliability_bins(run, epochs=None) -> dict:
+    """The recorded training-set reliability statistics of ``run`` at ``epochs`` (default: the
+    paper's Figure-2 epochs 100/200/300/350 mapped onto the run's schedule), ``{epoch: bins}``.
+
+    Raises ValueError when the run was trained without them (they are recorded with the
+    option ``eval_every_epoch``)."""
+    rows = {row["epoch"]: row for row in run.history}
+    epochs = scaled_epochs(len(rows)) if epochs is None else tuple(epochs)
+    missing = [e for e in epochs if "train_reliability" not in rows.get(e, {})]
+    if missing:
+        raise ValueError(f"run {run.key} has no training-set reliability statistics at epochs {missing}; "
+                         "they are recorded with the option eval_every_epoch")
+    return {e: rows[e]["train_reliability"] for e in epochs}
+
+
+def figure2(run, caption_text: str | None = None):
+    """Mukhoti et al., Fig. 2: training-set reliability diagrams (25 bins) and bin occupancy
+    at the paper's four epochs, mapped onto the run's schedule."""
+    return reliability_over_training(training_reliability_bins(run), caption_text=caption_text)

@@ -492,3 +492,28 @@ def test_global_rng_untouched():
     training.train(model, losses.get_loss("cross_entropy"), synthetic_splits(), TrainSettings(**SMALL),
                    device="cpu", progress="none")
     assert torch.equal(before, torch.get_rng_state())
+
+
+def test_train_reliability_matches_direct_binning():
+    """Figure 2 statistics: 25 equal-width bins of the top-1 training confidence, by hand."""
+    import numpy as np
+    import torch
+
+    from replicate.training.diagnostics import train_reliability
+
+    g = torch.Generator().manual_seed(0)
+    logits = 3 * torch.randn(500, 10, generator=g)
+    labels = torch.randint(0, 10, (500,), generator=g)
+    out = train_reliability(logits, labels)
+    p = torch.softmax(logits.double(), 1)
+    conf, pred = p.max(1)
+    idx = np.clip(np.ceil(conf.numpy() * 25).astype(int) - 1, 0, 24)   # (lower, upper] bins
+    assert out["count"] == np.bincount(idx, minlength=25).tolist()
+    hit = (pred == labels).numpy()
+    for b in range(25):
+        if out["count"][b]:
+            assert out["accuracy"][b] == pytest.approx(hit[idx == b].mean())
+            assert out["confidence"][b] == pytest.approx(conf.numpy()[idx == b].mean())
+        else:
+            assert np.isnan(out["accuracy"][b])
+    assert out["edges"] == pytest.approx(np.linspace(0, 1, 26).tolist())

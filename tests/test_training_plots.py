@@ -231,3 +231,27 @@ def test_test_split_checks_the_stored_labels(monkeypatch):
     monkeypatch.setattr(runs, "build", lambda resolved: (Splits(np.roll(y, 1)), None, None))
     with pytest.raises(ValueError, match="does not match"):
         tp.test_split(run)
+
+
+def test_figure2_reads_the_recorded_training_bins_at_the_paper_epochs():
+    rng = np.random.default_rng(3)
+    run = make_run()
+    for row in run.history:                       # records as the engine writes them
+        p = softmax(rng.normal(size=(200, 4)) * row["epoch"], axis=1)
+        rb = metrics.reliability_bins(p, rng.integers(0, 4, 200), n_bins=25)
+        row["train_reliability"] = {"edges": rb.edges.tolist(), "count": rb.count.tolist(),
+                                    "accuracy": [None if np.isnan(a) else a for a in rb.accuracy],
+                                    "confidence": rb.mean_confidence.tolist()}
+    bins = tp.training_reliability_bins(run)
+    assert tuple(bins) == tp.scaled_epochs(EPOCHS)
+    fig = tp.figure2(run)
+    assert len(fig.axes) == 2 * len(bins)
+    last = max(bins)
+    heights = np.array([r.get_height() for r in fig.axes[len(bins) - 1].patches])
+    acc = np.array([np.nan if a is None else a for a in bins[last]["accuracy"]], float)
+    np.testing.assert_allclose(heights, np.where(np.array(bins[last]["count"]) > 0, np.nan_to_num(acc), 0))
+
+
+def test_figure2_refuses_runs_without_training_bins():
+    with pytest.raises(ValueError, match="eval_every_epoch"):
+        tp.training_reliability_bins(make_run())

@@ -159,3 +159,19 @@ def split_summary(logits: torch.Tensor, labels: torch.Tensor) -> dict:
     ev = metrics.evaluate(logits.cpu().numpy(), labels.cpu().numpy())
     out.update({k: float(v) for k, v in ev.items() if np.ndim(v) == 0})
     return out
+
+
+#: Bins of the training-set reliability diagrams of Mukhoti et al. (2020), Figure 2.
+TRAIN_RELIABILITY_BINS = 25
+
+
+def train_reliability(logits: torch.Tensor, labels: torch.Tensor, n_bins: int = TRAIN_RELIABILITY_BINS) -> dict:
+    """Training-set reliability statistics (Mukhoti et al., Fig. 2): per equal-width bin of the
+    top-1 confidence, its edges, sample count, accuracy and mean confidence (NaN when empty)."""
+    from .. import metrics
+
+    bins = metrics.reliability_bins(metrics.probs_from_logits(logits.detach().float().cpu().numpy()),
+                                    labels.cpu().numpy(), n_bins=n_bins, validate=False)
+    return {"edges": bins.edges.tolist(), "count": bins.count.tolist(), "accuracy": bins.accuracy.tolist(),
+            "confidence": bins.mean_confidence.tolist()}
+
