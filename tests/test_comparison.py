@@ -14,6 +14,7 @@ from scipy.special import log_softmax, softmax
 
 from replicate import comparison as cmp
 from replicate import data, metrics, runs
+from generated_data import generated_splits
 
 
 # ----------------------------------------------------------------------------- independent references
@@ -303,17 +304,7 @@ def test_quote_and_caption():
 
 # ----------------------------------------------------------------------------- end to end on generated data
 def fake_load(name, data_dir=None, split="reference", val_size=None, split_seed=1, **options):
-    g = torch.Generator().manual_seed(0)
-    colours = torch.rand(10, 3, 1, 1, generator=g) * 255
-
-    def draw(n):
-        y = torch.randint(0, 10, (n,), generator=g)
-        x = colours[y] * 0.5 + 64 + 50 * torch.randn(n, 3, 32, 32, generator=g)
-        return x.clamp(0, 255).to(torch.uint8), y
-
-    info = data.DatasetInfo(name=name, display_name="generated", num_classes=10,
-                            classes=tuple(map(str, range(10))), kind="image", mean=(0.5,) * 3, std=(0.25,) * 3)
-    return data.Splits(draw(1200), draw(600), draw(600), info)
+    return generated_splits(name)
 
 
 def test_end_to_end_evaluation_agrees_with_the_run_store(tmp_path, monkeypatch):

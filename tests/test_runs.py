@@ -20,6 +20,7 @@ import torch
 from replicate import cli, data, losses, runs, training
 from replicate.profiles import get_profile
 from replicate.runs import RunConfig
+from generated_data import generated_splits
 
 REPO = Path(__file__).resolve().parent.parent
 LOADS = []
@@ -28,17 +29,7 @@ LOADS = []
 def fake_load(name, data_dir=None, split="reference", val_size=None, split_seed=1, **options):
     """A learnable 10-class 3x32x32 uint8 data set (colour per class plus noise)."""
     LOADS.append(name)
-    g = torch.Generator().manual_seed(0)
-    colours = torch.rand(10, 3, 1, 1, generator=g) * 255
-
-    def draw(n):
-        y = torch.randint(0, 10, (n,), generator=g)
-        x = colours[y] * 0.5 + 64 + 50 * torch.randn(n, 3, 32, 32, generator=g)
-        return x.clamp(0, 255).to(torch.uint8), y
-
-    info = data.DatasetInfo(name=name, display_name="generated", num_classes=10,
-                            classes=tuple(map(str, range(10))), kind="image", mean=(0.5,) * 3, std=(0.25,) * 3)
-    return data.Splits(draw(1200), draw(600), draw(600), info)
+    return generated_splits(name)
 
 
 @pytest.fixture(autouse=True)
