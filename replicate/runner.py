@@ -307,7 +307,11 @@ def provenance_table(root: Path | None = None):
         if not target.exists():
             continue
         meta = json.loads(target.read_text()).get("metadata", {}).get("replicate", {})
+        if meta.get("always_execute"):
+            continue  # pages such as this table itself, rebuilt every time
+        commit = str(meta.get("commit", ""))
+        short = commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")
         rows.append({"chapter": ch.name, "profile": meta.get("profile"), "device": meta.get("device"),
-                     "wall time (s)": meta.get("wall_time_s"), "commit": str(meta.get("commit", ""))[:12],
+                     "wall time (s)": round(float(meta.get("wall_time_s", float("nan"))), 1), "commit": short,
                      "package hash": meta.get("package_hash"), "executed (UTC)": meta.get("timestamp")})
     return pd.DataFrame(rows)

@@ -138,3 +138,21 @@ def test_console_script_help():
     assert proc.returncode == 0
     for sub in ("run", "book", "train", "runs"):
         assert sub in proc.stdout
+
+
+def test_provenance_table_reads_executed_chapters_and_keeps_the_dirty_mark(tmp_path, monkeypatch):
+    import nbformat
+
+    chapters = tmp_path / "book" / "chapters"
+    chapters.mkdir(parents=True)
+    names = [ch.name for ch in runner.toc_chapters()]
+    meta = {"profile": "cpu", "device": "cpu (2 threads)", "wall_time_s": 12.345,
+            "commit": "0123456789abcdef0123-dirty", "package_hash": "feed", "timestamp": "2026-01-01T00:00:00"}
+    for name in names:
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["replicate"] = dict(meta, always_execute=(name == "reproducibility"))
+        nbformat.write(nb, chapters / f"{name}.ipynb")
+    monkeypatch.setenv(runner.BOOK_DIR_ENV, str(tmp_path))
+    table = runner.provenance_table()
+    assert list(table["chapter"]) == [n for n in names if n != "reproducibility"]
+    assert set(table["commit"]) == {"0123456789ab-dirty"} and set(table["wall time (s)"]) == {12.3}
