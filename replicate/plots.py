@@ -28,6 +28,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from .checks import positive_int  # noqa: E402
+
 PALETTE = "colorblind"
 _BINNINGS = ("width", "mass")
 
@@ -140,8 +142,7 @@ def reliability_diagram(probs, labels, n_bins: int = 15, binning: str = "width",
 def confidence_histogram(probs, labels, ax=None, n_bins: int = 20, title: str | None = None):
     """Histogram of top-1 confidences (percent of samples) with accuracy and mean confidence marked."""
     conf, correct = _top1(probs, labels)
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    n_bins = positive_int("n_bins", n_bins)
     if ax is None:
         _, ax = plt.subplots(figsize=(4.2, 2.6))
     col = _colors()

@@ -38,6 +38,7 @@ import pandas as pd
 from scipy import optimize, special
 
 from . import metrics as _metrics
+from .checks import positive_int
 from .theory.fts import check_gamma, focal_calibration_map
 
 __all__ = [
@@ -103,12 +104,6 @@ def _check_choice(name: str, value, allowed) -> str:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
     return value
-
-
-def _check_bins(n_bins) -> int:
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
-    return int(n_bins)
 
 
 def _first_min(scores: np.ndarray) -> int:
@@ -206,7 +201,7 @@ def temperature_curve(val_logits, val_labels, grid=None, n_bins: int = 15,
     z = _check_logits(val_logits)
     y = _check_labels(val_labels, z)
     temps = _check_grid(TS_GRID if grid is None else grid, "grid")
-    n_bins = _check_bins(n_bins)
+    n_bins = positive_int("n_bins", n_bins)
     for m in metrics:
         _check_choice("metric", m, _TS_METRICS)
     out = {"T": temps}
@@ -286,7 +281,7 @@ def fit_focal_temperature(val_logits, val_labels, gammas=None, temperatures=None
     z = _check_logits(val_logits)
     y = _check_labels(val_labels, z)
     metric = _check_choice("metric", metric, _FTS_METRICS)
-    n_bins = _check_bins(n_bins)
+    n_bins = positive_int("n_bins", n_bins)
     gs = list(FTS_GAMMAS if gammas is None else np.asarray(gammas, dtype=np.float64).ravel())
     if not gs:
         raise ValueError("gammas must be a non-empty sequence")

@@ -43,6 +43,8 @@ import numpy as np
 import pandas as pd
 from scipy import integrate, special, stats
 
+from .checks import positive_int
+
 __all__ = ["BetaModel", "LogitModel", "LogitSample", "as_generator", "estimator_study"]
 
 
@@ -60,12 +62,6 @@ def _positive(name: str, value) -> float:
     if not math.isfinite(v) or v <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return v
-
-
-def _check_n(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    return int(n)
 
 
 @dataclass(frozen=True)
@@ -146,9 +142,8 @@ class BetaModel:
         For a calibrated predictor (``m_b = 0``) this is ``sum_b sqrt(2 s_b / (pi n))``:
         the bias shrinks like ``sqrt(n_bins / n)``. Accurate once bins hold tens of samples.
         """
-        n = _check_n(n)
-        if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-            raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+        n = positive_int("n", n)
+        n_bins = positive_int("n_bins", n_bins)
         lo, span, al = self.lo, 1.0 - self.lo, self.alpha
         # bin edges on the u scale; partial moments int_bin u^s dBeta = m(s) [I(u2) - I(u1)]
         e = np.clip((np.arange(n_bins + 1) / n_bins - lo) / span, 0.0, 1.0)
@@ -171,7 +166,7 @@ class BetaModel:
 
     def sample(self, n: int, rng=None) -> tuple[np.ndarray, np.ndarray]:
         """``n`` i.i.d. pairs ``(confidence, correct)``: float64 and bool arrays."""
-        n, g = _check_n(n), as_generator(rng)
+        n, g = positive_int("n", n), as_generator(rng)
         u = g.beta(self.a, self.b, size=n)
         conf = self.lo + (1.0 - self.lo) * u
         correct = g.random(n) < self.lo + (1.0 - self.lo) * u ** self.alpha
@@ -187,7 +182,7 @@ class BetaModel:
         ``(probs (n, K) float64, labels (n,) int64)``; the top-label calibration of these
         vectors is exactly that of :meth:`sample`.
         """
-        n, g, k = _check_n(n), as_generator(rng), self.n_classes
+        n, g, k = positive_int("n", n), as_generator(rng), self.n_classes
         _positive("concentration", concentration)
         conf, correct = self.sample(n, g)
         rest = 1.0 - conf
@@ -248,7 +243,7 @@ class LogitModel:
 
     def sample(self, n: int, rng=None) -> LogitSample:
         """``n`` draws: reported logits ``beta z`` (n, K), labels ~ softmax(z), softmax(z)."""
-        n, g = _check_n(n), as_generator(rng)
+        n, g = positive_int("n", n), as_generator(rng)
         z = g.normal(0.0, self.scale, size=(n, self.n_classes))
         p = special.softmax(z, axis=1)
         cdf = np.cumsum(p, axis=1)
@@ -273,7 +268,7 @@ class LogitModel:
             val, _ = integrate.quad(lambda x: 2 * stats.norm.pdf(x, scale=sd) * special.expit(x),
                                     0.0, np.inf, epsabs=1e-13, epsrel=1e-11, limit=200)
             return val, 0.0
-        z = as_generator(rng).normal(0.0, self.scale, size=(_check_n(n_mc), self.n_classes))
+        z = as_generator(rng).normal(0.0, self.scale, size=(positive_int("n_mc", n_mc), self.n_classes))
         top = special.softmax(z, axis=1).max(axis=1)
         return float(top.mean()), float(top.std(ddof=1) / math.sqrt(len(top)))
 
@@ -286,7 +281,7 @@ class LogitModel:
         """
         if self.n_classes == 2:
             return abs(self._gap_binary()), 0.0
-        z = as_generator(rng).normal(0.0, self.scale, size=(_check_n(n_mc), self.n_classes))
+        z = as_generator(rng).normal(0.0, self.scale, size=(positive_int("n_mc", n_mc), self.n_classes))
         d = special.softmax(self.beta * z, axis=1).max(axis=1) - special.softmax(z, axis=1).max(axis=1)
         return float(abs(d.mean())), float(d.std(ddof=1) / math.sqrt(len(d)))
 
@@ -303,10 +298,10 @@ def estimator_study(model: BetaModel, estimators: Mapping[str, Callable], sizes:
     """
     if not estimators:
         raise ValueError("estimators must be a non-empty mapping name -> callable(probs, labels)")
-    sizes = [_check_n(n) for n in sizes]
+    sizes = [positive_int("n", n) for n in sizes]
     if not sizes:
         raise ValueError("sizes must be a non-empty sequence of positive integers")
-    reps = _check_n(reps)
+    reps = positive_int("reps", reps)
     g = as_generator(rng)
     rows = []
     for n in sizes:

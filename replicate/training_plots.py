@@ -30,6 +30,7 @@ import pandas as pd
 import seaborn as sns
 
 from . import metrics
+from .checks import positive_int
 from .plots import add_caption
 
 #: The paper's epochs (of 350) for Fig. 2 and Fig. 4 (b-d).
@@ -41,9 +42,8 @@ PAPER_EPOCHS = 350
 def scaled_epochs(epochs: int, paper_epochs=FIG2_EPOCHS, paper_total: int = PAPER_EPOCHS) -> tuple[int, ...]:
     """The paper's epochs mapped to a run of ``epochs`` epochs at the same fraction of the
     schedule (1-based, at least 1, duplicates removed): ``round(e / paper_total * epochs)``."""
-    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
-        raise ValueError(f"epochs must be a positive integer; got {epochs!r}")
-    out = (max(1, min(int(epochs), int(round(e / paper_total * epochs)))) for e in paper_epochs)
+    epochs = positive_int("epochs", epochs)
+    out = (max(1, min(epochs, int(round(e / paper_total * epochs)))) for e in paper_epochs)
     return tuple(dict.fromkeys(out))
 
 
