@@ -52,24 +52,23 @@ def _scale(brier: str, k: int) -> float:
     return 1.0 if brier == "sum" else 1.0 / k
 
 
-def _gamma(gamma) -> float:
+def _nonnegative(name: str, value) -> float:
+    """``value`` as a finite float >= 0, else ValueError naming the parameter."""
     try:
-        g = float(gamma)
+        v = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"gamma must be a real number >= 0, got {gamma!r}") from None
-    if not np.isfinite(g) or g < 0:
-        raise ValueError(f"gamma must be a finite real number >= 0, got {gamma!r}")
-    return g
+        raise ValueError(f"{name} must be a real number >= 0, got {value!r}") from None
+    if not np.isfinite(v) or v < 0:
+        raise ValueError(f"{name} must be a finite real number >= 0, got {value!r}")
+    return v
+
+
+def _gamma(gamma) -> float:
+    return _nonnegative("gamma", gamma)
 
 
 def _lam(lam) -> float:
-    try:
-        v = float(lam)
-    except (TypeError, ValueError):
-        raise ValueError(f"lam must be a real number >= 0, got {lam!r}") from None
-    if not np.isfinite(v) or v < 0:
-        raise ValueError(f"lam (the calibration weight lambda) must be finite and >= 0, got {lam!r}")
-    return v
+    return _nonnegative("lam (the calibration weight lambda)", lam)
 
 
 def _simplex(x, name: str, *, normalised: bool = True) -> np.ndarray:
