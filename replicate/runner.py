@@ -153,7 +153,6 @@ def validate_parameters(name: str, defaults: dict, given: dict, profile: str | N
     """Check names, types and the profile before anything executes; return the merged overrides."""
     from . import profiles
 
-    allowed_profiles = list(profiles.PROFILES)
     merged = dict(given)
     if profile is not None:
         merged["profile"] = profile
@@ -164,8 +163,8 @@ def validate_parameters(name: str, defaults: dict, given: dict, profile: str | N
         if not _type_ok(value, defaults[key]):
             raise ValueError(f"chapter {name!r}: parameter {key!r} expects {type(defaults[key]).__name__} "
                              f"(default {defaults[key]!r}), got {value!r} ({type(value).__name__})")
-    if "profile" in merged and merged["profile"] not in allowed_profiles:
-        raise ValueError(f"unknown profile {merged['profile']!r}; allowed profiles: {', '.join(allowed_profiles)}")
+    if "profile" in merged:
+        profiles.get_profile(merged["profile"])  # ValueError listing the profiles
     return merged
 
 
@@ -268,7 +267,9 @@ def build(profile: str | None = None, workdir: Path | None = None, force: bool =
     root = config.repo_root()
     chapters = toc_chapters(root)
     if profile is not None:
-        validate_parameters("book", {"profile": ""}, {}, profile)
+        from . import profiles
+
+        profiles.get_profile(profile)  # refuse an unknown profile before any chapter runs
     base = root
     if workdir is not None:
         base = Path(workdir).resolve()
