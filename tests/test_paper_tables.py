@@ -252,3 +252,52 @@ def test_second_reading_of_source(tables, number):
     assert cap_line < last + 1 <= cap_line + 3
     first_caption_line = lines[cap_line - 1].split(":", 1)[1].strip()
     assert df.attrs["caption"].replace(" ", "").startswith(first_caption_line.replace(" ", "")[:40])
+
+
+# ------------------------------------------------------------------ the format's extensions
+def test_parse_cell_reads_spreads_temperatures_and_missing_cells():
+    assert pt.parse_cell("1.23±0.05")[0] == 1.23 and pt.parse_cell("1.23±0.05")[2] == 0.05
+    assert pt.parse_cell("3.42(2.10)")[:2] == (3.42, 2.10)
+    assert all(math.isnan(v) for v in pt.parse_cell("–"))
+    with pytest.raises(ValueError, match="not a printed number"):
+        pt.parse_cell("13:01")
+
+
+def test_cell_notes_settings_and_missing_cells(monkeypatch):
+    """A spec with an ablation setting column, a garbled cell read by us and a missing cell."""
+    import types
+
+    mod = types.SimpleNamespace(PAPER={"source_file": "x.txt", "citation": "c"}, TABLES={"table9": {
+        "number": 9, "metric": "ece", "lines": (1, 3), "caption": "Bins.", "spread": "sd over 5 seeds",
+        "columns": [("adafocal", "AdaFocal", "ece", False), ("adafocal", "AdaFocal", "ece", True)],
+        "rows": "CIFAR-10 | ResNet-50 | bins=5 | 1.30 0.9±0.1(1.10)\nCIFAR-10 | ResNet-50 | bins=10 | – 1.1(1.00)",
+        "cells": [{"row": ("CIFAR-10", "ResNet-50", "bins=5"), "column": 0, "printed": "13:01",
+                   "note": "decimal point lost in extraction"},
+                  {"row": ("CIFAR-10", "ResNet-50", "bins=10"), "column": 0, "note": "not printed"}]}})
+    monkeypatch.setitem(pt.PAPERS, "fake", "fake")
+    monkeypatch.setattr(pt, "_module", lambda p: mod)
+    with pytest.raises(ValueError, match="not a printed number"):
+        pt.get("fake", "table9")           # "0.9±0.1(1.10)": T must come before the spread
+    mod.TABLES["table9"]["rows"] = mod.TABLES["table9"]["rows"].replace("0.9±0.1(1.10)", "0.9(1.10)±0.1")
+    df = pt.get("fake", "table9")
+    assert list(df.columns) == pt.COLUMNS and df.attrs["spread"] == "sd over 5 seeds"
+    first = df.iloc[0]
+    assert (first.setting, first.value, first.printed, first.note) == ("bins=5", 1.30, "13:01",
+                                                                      "decimal point lost in extraction")
+    assert (df.iloc[1].optimal_T, df.iloc[1].spread, df.iloc[1].model_key) == (1.10, 0.1, "resnet50")
+    assert math.isnan(df.iloc[2].value) and df.iloc[2].note == "not printed"
+    del mod.TABLES["table9"]["cells"][1]
+    with pytest.raises(ValueError, match="missing cell .* needs a cell note"):
+        pt.get("fake", "table9")
+
+
+def test_every_stored_label_maps_to_our_names():
+    from replicate.paper_tables import labels
+
+    for paper in pt.list_papers():
+        info = pt.paper_info(paper)
+        df = pt.get_all(paper)
+        for lab in df["dataset"].unique():
+            assert labels.is_mapped(lab, "dataset", info.get("dataset_keys")), (paper, lab)
+        for lab in df["model"].unique():
+            assert labels.is_mapped(lab, "model", info.get("model_keys")), (paper, lab)

@@ -24,6 +24,15 @@ PAPER = {
     "title": "The Intriguing Effects of Focal Loss on the Calibration of Deep Neural Networks",
     "version": "ICLR 2020 submission (published at NeurIPS 2020 as 'Calibrating Deep Neural Networks using Focal Loss')",
     "source_file": "focal-loss-mukhoti-2020.txt",
+    # for replicate.comparison: which tables report each metric (a number printed in
+    # several is the same), printed method names that stand for one of ours, and the row
+    # compared with a network the paper did not train (same data set, this network)
+    "metric_tables": {"ece": ("table1", "table4", "table7"), "adaece": ("table2", "table5", "table8"),
+                      "mce": ("table12", "table13"), "nll": ("table10", "table11"), "error": ("table3", "table9"),
+                      "s99_fraction": ("table6",), "s99_accuracy": ("table6",)},
+    # Table 6 names its focal model only "Focal Loss"; Appendix F and Sec. 6 use FLSD-53
+    "method_aliases": {"focal": "flsd53"},
+    "closest_model": {"image": "ResNet 50", "text": "Global Pooling CNN"},
 }
 
 CE, BRIER, MMCE = ("cross_entropy", "Cross Entropy"), ("brier", "Brier Loss"), ("mmce", "MMCE")

@@ -1,0 +1,72 @@
+"""The verdict vocabulary, the claims log and the registry: verdicts follow from checks."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from replicate import claims as cl
+
+
+def test_vocabulary_is_one_ordered_set_with_a_meaning_each():
+    assert len(set(cl.VERDICTS)) == len(cl.VERDICTS) == 7
+    assert set(cl.MEANINGS) == set(cl.VERDICTS) and all(cl.MEANINGS.values())
+
+
+@pytest.mark.parametrize("ok, verdict", [(True, "holds"), (False, "fails"), (np.bool_(True), "holds")])
+def test_check(ok, verdict):
+    assert cl.check(ok).verdict == verdict
+
+
+@pytest.mark.parametrize("bad", [None, "yes", 0.5 * np.ones(2)])
+def test_a_missing_or_ambiguous_result_is_never_a_verdict(bad):
+    with pytest.raises(ValueError):
+        cl.check(bad)
+
+
+def test_conditional_corrected_readings_beyond_untested():
+    assert cl.conditional(True, True, "for gamma >= 1").verdict == "holds"
+    o = cl.conditional(False, True, "for gamma >= 1")
+    assert (o.verdict, o.note) == ("holds with conditions", "for gamma >= 1")
+    assert cl.conditional(False, False, "for gamma >= 1").verdict == "fails"
+    # misprinted only when the stated correction holds
+    assert cl.corrected(False, True, "T = 1/(gamma+1) is a lower bound").verdict == "misprinted"
+    assert cl.corrected(False, False, "x").verdict == "fails"
+    assert cl.corrected(True, False, "x").verdict == "holds"
+    with pytest.raises(ValueError, match="correction"):
+        cl.corrected(False, True, "")
+    r = cl.readings(with_ties=False, tie_free=True)
+    assert r.verdict == "depends on reading" and "with ties: fails" in r.note and "tie free: holds" in r.note
+    assert cl.readings(a=True, b=True).verdict == "holds"
+    b = cl.beyond(False)
+    assert (b.verdict, b.check) == ("beyond the paper", "fails")
+    assert cl.untested("no runs").note == "no runs"
+    with pytest.raises(ValueError):
+        cl.untested("")
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        cl.Outcome("differs")
+
+
+def test_log_rows_counts_and_table():
+    log = cl.ClaimLog("mukhoti2020", "theory_focal_loss", section="Proposition 2")
+    log.add("a", "Prop. 2", "how", "res", True)
+    log.add("b", "Prop. 2", "how", "res", cl.corrected(False, True, "y"), section="Appendix B")
+    log.add("c", "Sec. 4", "how", "res", None)
+    assert log.summary() == "3 claims: 1 holds, 1 misprinted, 1 not tested"
+    f = log.frame()
+    assert list(f.columns) == cl.COLUMNS and list(f.section) == ["Proposition 2", "Appendix B", "Proposition 2"]
+    assert "evidence" not in log.table().columns
+    counts = cl.counts_frame(f, by="paper")
+    assert counts.loc["mukhoti2020", "total"] == 3 and counts.loc["mukhoti2020", "fails"] == 0
+    json.dumps(f.to_dict("records"))
+    with pytest.raises(ValueError, match="kind must be"):
+        cl.ClaimLog("mukhoti2020", "x", kind="proof")
+
+
+def test_registry_filters_and_refuses_unknown_papers():
+    assert all(s.paper == "mukhoti2020" for s in cl.sources(paper="mukhoti2020"))
+    with pytest.raises(ValueError, match="unknown paper 'nope'.*mukhoti2020"):
+        cl.sources(paper="nope")
+    with pytest.raises(ValueError, match="kind must be"):
+        cl.sources(kind="proofs")
