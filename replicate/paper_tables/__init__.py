@@ -31,11 +31,13 @@ numbers typed as printed: ``17.52``, ``3.42(2.10)``, ``1.23±0.05``, ``–``), a
 ``units``, ``notes`` (the table's defects), ``spread``, and ``cells``: a list of
 ``{"row": (dataset, model[, setting]), "column": i or None, "printed": text, "note": text}``
 for cells whose printed text differs from our reading (``column`` None: the whole row).
-Add a paper by adding a module and its key to :data:`PAPERS`.
+Add a paper by adding a module named by its key (:data:`replicate.papers.PAPERS`): it is
+found without registering it anywhere else.
 """
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 import os
 import re
@@ -43,9 +45,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..papers import PAPERS as _ALL_PAPERS
 from .labels import dataset_key, model_key
 
-PAPERS = {"mukhoti2020": "mukhoti2020"}
+#: paper key -> module of this package holding its tables (every paper of the book that has one)
+PAPERS = {k: k for k in _ALL_PAPERS if importlib.util.find_spec(f"{__name__}.{k}") is not None}
 PAPERS_ENV = "REPLICATE_PAPERS"
 COLUMNS = ["paper", "table", "dataset", "model", "dataset_key", "model_key", "setting", "method", "method_label",
            "metric", "temperature_scaled", "value", "optimal_T", "spread", "printed", "note"]
