@@ -5,7 +5,9 @@
 ``replicate book [--profile P] [--force]``
     execute every chapter of ``_toc.yml`` and build the HTML book;
 ``replicate train ...`` / ``replicate runs ls`` / ``replicate runs show ID``
-    train one configuration through the run store, list and inspect runs.
+    train one configuration through the run store, list and inspect runs;
+``replicate claims [--paper P] [--kind K] [--format table|json|csv] [--profile P]``
+    print every claim the book checks, with its verdict (:mod:`replicate.cli_claims`).
 
 ``--data-dir DIR`` (any subcommand) sets the data directory for this invocation,
 overriding ``$REPLICATE_DATA``.
@@ -65,9 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--workdir", help="build in this directory instead of the checkout (used by the smoke test)")
     b.set_defaults(func=_cmd_book)
 
-    from . import cli_runs
+    from . import cli_claims, cli_runs
 
     cli_runs.add_subcommands(sub, parents=[common])
+    cli_claims.add_subcommands(sub, parents=[common])
     return parser
 
 

@@ -70,3 +70,17 @@ def test_registry_filters_and_refuses_unknown_papers():
         cl.sources(paper="nope")
     with pytest.raises(ValueError, match="kind must be"):
         cl.sources(kind="proofs")
+
+
+def test_cli_claims_prints_every_registered_claim(tmp_path, monkeypatch, capsys):
+    from replicate import cli
+
+    monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
+    assert cli.main(["claims", "--format", "json", "--profile", "smoke", "--quiet"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["paper"] for r in rows} == {s.paper for s in cl.SOURCES}
+    assert {r["verdict"] for r in rows} <= set(cl.VERDICTS)
+    assert all(r["chapter"] and r["section"] for r in rows)
+    assert cli.main(["claims", "--format", "yaml"]) == 2
+    assert "--format must be one of table, json, csv" in capsys.readouterr().err

@@ -13,6 +13,7 @@ import torch
 from scipy.special import log_softmax, softmax
 
 from replicate import comparison as cmp
+from replicate.experiments import mukhoti as mk
 from replicate import data, metrics, runs
 from generated_data import generated_splits
 
@@ -132,8 +133,9 @@ def test_paper_reference_closest_rows_and_refusals():
     assert not small.exact and small.model == "ResNet 50" and "tiny_cnn" in small.note
     assert cmp.paper_reference("cifar100", "resnet110").model == "ResNet 110"
     assert cmp.paper_reference("20newsgroups", "text_cnn").exact
-    with pytest.raises(ValueError, match="dataset 'svhn'.*allowed datasets"):
-        cmp.paper_reference("svhn", "resnet50")
+    none = cmp.paper_reference("svhn", "resnet50")
+    assert not none.found and "reports no svhn row" in none.note and cmp.paper_values(none).empty
+    assert "paper: Mukhoti et al. (2020) reports no svhn row" in cmp.table_caption("ece", none, "ours")
 
 
 # ----------------------------------------------------------------------------- layout
@@ -198,23 +200,23 @@ def test_verdicts_follow_the_rules_on_constructed_numbers():
     bad = _summary({"cross_entropy": 1.0, "fl3": 0.5, "flsd53": 2.0}, {"cross_entropy": 0.5, "fl3": 0.7, "flsd53": 0.6},
                    {"cross_entropy": 1.0, "fl3": 1.0, "flsd53": 1.3}, {"cross_entropy": 30.0, "flsd53": 20.0})
     only_ce = _summary({"cross_entropy": 5.0}, {"cross_entropy": 1.0}, {"cross_entropy": 2.0}, {"cross_entropy": 1.0})
-    v = cmp.verdicts({"good": good, "bad": bad, "ce": only_ce})
-    assert list(v.columns) == ["claim", "source", "evidence", "numbers", "verdict"]
+    v = cmp.verdicts({"good": good, "bad": bad, "ce": only_ce}, mk.rules())
+    assert list(v.columns) == ["claim", "source", "evidence", "numbers", "verdict", "note"]
     assert v[v.evidence == "good"].verdict.tolist() == ["holds"] * 5
     assert v[v.evidence == "bad"].verdict.tolist() == ["fails"] * 5
     assert v[v.evidence == "ce"].verdict.tolist() == ["not tested"] * 5
-    claims = cmp.mukhoti_claims()
+    claims = mk.rules()
     assert v.claim.tolist()[:3] == [claims[0].text] * 3      # grouped by claim
     # T = 1.1 is "near 1" at the default tolerance 0.1 despite 1.1 - 1 > 0.1 in floating point
     near = v[(v.evidence == "good") & (v.claim == claims[1].text)].iloc[0]
     assert near.verdict == "holds" and "1 of 2 focal variants within 0.1 of 1" in near.numbers
-    strict = cmp.verdicts({"good": good}, cmp.mukhoti_claims(t_tolerance=0.05))
+    strict = cmp.verdicts({"good": good}, mk.rules(t_tolerance=0.05))
     assert strict[strict.claim == claims[1].text].verdict.iloc[0] == "fails"
     for bad in (-1, True, "0.1"):
         with pytest.raises(ValueError, match="t_tolerance"):
-            cmp.mukhoti_claims(t_tolerance=bad)
+            mk.rules(t_tolerance=bad)
     with pytest.raises(ValueError, match="non-empty"):
-        cmp.verdicts({})
+        cmp.verdicts({}, mk.rules())
 
 
 def test_s99_claim_needs_a_confident_cross_entropy_model():
@@ -222,12 +224,12 @@ def test_s99_claim_needs_a_confident_cross_entropy_model():
                     {"cross_entropy": 2.0, "flsd53": 1.0}, {"cross_entropy": 0.1, "flsd53": 0.0})
     pre = pd.DataFrame([{"method": "cross_entropy", "metric": "s99_fraction", "temperature_scaled": False,
                          "mean": 0.5, "std": math.nan, "T": math.nan, "T_std": math.nan}])
-    claim = cmp.mukhoti_claims()[4]
-    numbers, holds = claim.rule(pd.concat([summ, pre], ignore_index=True))
-    assert holds is None and "0.50 %" in numbers
-    assert cmp.mukhoti_claims(min_s99=0.4)[4].rule(pd.concat([summ, pre], ignore_index=True))[1] is False
+    claim = mk.rules()[4]
+    numbers, outcome = claim.rule(pd.concat([summ, pre], ignore_index=True))
+    assert outcome.verdict == "not tested" and "0.50 %" in outcome.note and "|S99|" in numbers
+    assert mk.rules(min_s99=0.4)[4].rule(pd.concat([summ, pre], ignore_index=True))[1] is False
     with pytest.raises(ValueError, match="min_s99"):
-        cmp.mukhoti_claims(min_s99=-1)
+        mk.rules(min_s99=-1)
 
 
 def test_verdicts_take_any_claim_rules():
@@ -244,7 +246,7 @@ def test_verdicts_take_any_claim_rules():
 def test_verdicts_on_the_papers_own_resnet50_row():
     """Read off the printed Tables 1, 6, 7: FL-3 (1.48) beats FLSD-53 (1.55) before TS on this row."""
     pv = cmp.paper_values(cmp.paper_reference("cifar10", "resnet50"))
-    v = cmp.verdicts({"paper": pv})
+    v = cmp.verdicts({"paper": pv}, mk.rules())
     assert v.verdict.tolist() == ["holds", "holds", "holds", "fails", "holds"]
     assert "FL-3 pre T, FLSD-532 post T" in v.numbers.iloc[3]      # 0.88 < 0.95 after TS (Table 7)
 
@@ -266,28 +268,28 @@ def test_verdicts_on_the_papers_own_resnet50_row():
 ])
 def test_plan_refuses_bad_parameters_before_training(kw, match):
     with pytest.raises(ValueError, match=match):
-        cmp.plan(**{"profile": "smoke", **kw})
+        mk.plan(**{"profile": "smoke", **kw})
 
 
 def test_plan_builds_every_configuration_with_its_options():
-    p = cmp.plan("smoke")
-    assert [m.key for m in p.methods] == list(cmp.SMOKE_METHODS)
-    assert set(p.image) == {(k, 1) for k in cmp.SMOKE_METHODS} == set(p.text)
+    p = mk.plan("smoke")
+    assert [m.key for m in p.methods["image"]] == list(mk.SMOKE_METHODS)
+    assert set(p.image) == {(k, 1) for k in mk.SMOKE_METHODS} == set(p.text)
     assert p.image[("cross_entropy", 1)].options == {"eval_every_epoch": True}
     assert p.image[("flsd53", 1)].options == {}
     assert all(c.options == {} for c in p.text.values())        # text runs: no per-epoch records
-    full = cmp.plan("cpu", methods=["mmce"], seeds=[1, 2])
+    full = mk.plan("cpu", methods=["mmce"], seeds=[1, 2])
     assert full.image[("mmce", 2)].resolve()["loss_params"]["lam"] == 2.0
     assert full.text[("mmce", 1)].resolve()["loss_params"]["lam"] == 8.0   # Appendix D: lambda 8 on text
     assert not full.references["cifar10"].exact and full.references["20newsgroups"].exact
-    assert cmp.plan("smoke", text_dataset=None).text == {}
-    paper = cmp.plan("paper", methods=["cross_entropy"])
+    assert mk.plan("smoke", text_dataset=None).text == {}
+    paper = mk.plan("paper", methods=["cross_entropy"])
     r = paper.image[("cross_entropy", 1)].resolve()
     assert (r["model"], r["train"]["epochs"], r["train"]["lr_step_at_epoch_start"]) == ("resnet50", 350, True)
     assert paper.references["cifar10"].exact and paper.references["cifar10"].model == "ResNet 50"
     t = paper.text[("cross_entropy", 1)].resolve()["train"]
     assert (t["optimizer"], t["epochs"], t["select"]) == ("adam", 50, "best_val_accuracy")   # Appendix D
-    assert len(cmp.default_methods("cpu")) == 11
+    assert len(mk.default_methods("cpu")) == 11
 
 
 def test_quote_and_caption():
@@ -315,8 +317,9 @@ def test_end_to_end_evaluation_agrees_with_the_run_store(tmp_path, monkeypatch):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        p = cmp.plan("smoke", methods=["cross_entropy", "flsd53"], text_dataset=None, device="cpu")
-        image, text = cmp.train(p, log=None)
+        p = mk.plan("smoke", methods=["cross_entropy", "flsd53"], text_dataset=None, device="cpu")
+        trained = cmp.train(p, log=None)
+        image, text = trained["image"], trained.get("text", {})
     finally:
         torch.set_num_threads(threads)
         runs.clear_data_cache()
@@ -340,7 +343,7 @@ def test_end_to_end_evaluation_agrees_with_the_run_store(tmp_path, monkeypatch):
 def test_committed_chapter_runs_agree_with_their_records(profile, text):
     """The runs the chapter reads from the committed store: our recomputed tables agree with
     the metrics the store wrote when each run finished (float16 logits, hence the tolerance)."""
-    p = cmp.plan(profile, text_dataset=text, device="cpu")
+    p = mk.plan(profile, text_dataset=text, device="cpu")
     for cfgs in (p.image, p.text):
         found = {k: runs.find(c) for k, c in cfgs.items()}
         if any(r is None or r.store != "results" for r in found.values()):

@@ -1,190 +1,140 @@
-"""Methods, and the validated plan of the runs an experiment chapter trains.
+"""Every training method of the five papers, under one set of keys.
 
-:data:`MUKHOTI_METHODS`: the eleven methods of Mukhoti et al. (2020), Sec. 5 and
-Appendix E - cross-entropy, Brier score, MMCE (lambda 2 on images, 8 on text, Appendix
-D), label smoothing 0.05, focal loss with gamma 1/2/3, scheduled FLS-531/532 and the
-sample-dependent FLSD-53/532 (the paper's FLA-53/532).
+A :class:`Method` is a key, a label, a loss of :mod:`replicate.losses` and its
+parameters. The keys are shared by our runs and by the papers' printed tables
+(:mod:`replicate.paper_tables` uses the same keys for the same method), so that a chapter,
+the leaderboard and the claims compare like with like. A method whose parameters depend
+on the network (Dual Focal Loss's gamma, FCL's (gamma, lambda)) holds them per
+``(dataset, model)``, with a stated default for networks the paper did not train.
+
+:data:`METHODS` is the catalogue; chapters choose from it (e.g.
+:data:`replicate.experiments.mukhoti.METHOD_KEYS`). A variant for an ablation is made with
+:meth:`Method.variant`, never by copying a method.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
-
-from .paper import TEXT_DATASETS, paper_reference
 
 
 @dataclass(frozen=True)
 class Method:
-    """A training method: key (as in the paper tables), label, loss and its parameters.
-
-    ``text_loss_params`` replaces ``loss_params`` on text data.
-    """
+    """A training method: ``key`` (as in the paper tables), ``label``, ``loss`` and its
+    ``loss_params``; ``text_loss_params`` replace them on text data; ``per_model`` maps
+    ``(dataset, model)`` to parameters that override them for that network (``default_note``
+    says what is used elsewhere); ``paper_key`` is the key of the printed method it is
+    compared with (default: its own key); ``note`` says where the method comes from."""
 
     key: str
     label: str
     loss: str
     loss_params: dict = field(default_factory=dict)
     text_loss_params: dict | None = None
+    per_model: dict = field(default_factory=dict)
+    default_note: str = ""
+    paper_key: str | None = None
+    note: str = ""
 
-    def params(self, kind: str = "image") -> dict:
-        """The loss parameters on ``kind`` ("image" or "text") data."""
+    def params(self, kind: str = "image", dataset: str | None = None, model: str | None = None) -> dict:
+        """The loss parameters on ``kind`` ("image" or "text") data, for ``(dataset, model)``."""
         if kind not in ("image", "text"):
             raise ValueError(f"kind must be 'image' or 'text'; got {kind!r}")
         chosen = self.text_loss_params if kind == "text" and self.text_loss_params is not None else self.loss_params
-        return dict(chosen)
+        return {**chosen, **self.per_model.get((dataset, model), {})}
+
+    def params_note(self, dataset: str | None = None, model: str | None = None) -> str:
+        """Where the parameters for ``(dataset, model)`` come from ("" when not network-specific)."""
+        if not self.per_model:
+            return ""
+        return "per the paper for this network" if (dataset, model) in self.per_model else self.default_note
 
     @property
     def short(self) -> str:
         """The label without the bracketed alias ("FLSD-53 (FLA-53)" -> "FLSD-53")."""
         return self.label.split(" (")[0]
 
+    @property
+    def compared_with(self) -> str:
+        """The key of the printed method this one is compared with."""
+        return self.paper_key or self.key
 
-MUKHOTI_METHODS: dict[str, Method] = {m.key: m for m in (
-    Method("cross_entropy", "Cross Entropy", "cross_entropy"),
+    def variant(self, key: str, label: str, **loss_params) -> "Method":
+        """The same method with some loss parameters changed (for an ablation row)."""
+        return dataclasses.replace(self, key=key, label=label, loss_params={**self.loss_params, **loss_params},
+                                   paper_key=None)
+
+
+def _focal(gamma: float) -> Method:
+    g = f"{gamma:g}"
+    return Method(f"fl{g}", f"FL-{g}", "focal", {"gamma": float(gamma)}, note="focal loss, fixed gamma")
+
+
+#: Dual Focal Loss gammas per network, from the authors' README (PROTOCOL.md "Losses").
+_DFL = {("cifar10", "resnet50"): 5.0, ("cifar10", "resnet110"): 4.5, ("cifar10", "wide_resnet26_10"): 2.6,
+        ("cifar10", "densenet121"): 5.0, ("cifar100", "resnet50"): 5.0, ("cifar100", "resnet110"): 6.1,
+        ("cifar100", "wide_resnet26_10"): 3.9, ("cifar100", "densenet121"): 3.4,
+        ("tiny_imagenet", "resnet50"): 2.3}
+
+METHODS: dict[str, Method] = {m.key: m for m in (
+    # Mukhoti et al. (2020), Sec. 5 and Appendix E
+    Method("cross_entropy", "Cross Entropy", "cross_entropy",
+           note="Tao et al. call it the weight-decay baseline"),
     Method("brier", "Brier Loss", "brier"),
-    Method("mmce", "MMCE", "mmce", {"lam": 2.0}, {"lam": 8.0}),
+    Method("mmce", "MMCE", "mmce", {"lam": 2.0}, {"lam": 8.0}, note="lambda 2 on images, 8 on text (App. D)"),
     Method("ls005", "LS-0.05", "label_smoothing", {"smoothing": 0.05}),
-    Method("fl1", "FL-1", "focal", {"gamma": 1.0}),
-    Method("fl2", "FL-2", "focal", {"gamma": 2.0}),
-    Method("fl3", "FL-3", "focal", {"gamma": 3.0}),
+    *(_focal(g) for g in (1, 2, 3, 4, 5, 7)),
     Method("fls531", "FLS-531", "fls531"),
     Method("fls532", "FLS-532", "fls532"),
     Method("flsd53", "FLSD-53 (FLA-53)", "flsd53"),
     Method("flsd532", "FLSD-532 (FLA-532)", "flsd532"),
+    # Ghosh et al. (2022)
+    Method("adafocal_paper", "AdaFocal (Eq. 4)", "adafocal", {"variant": "paper"}, paper_key="adafocal",
+           note="the ICLR 2022 submission's rule: gamma <- min(20, gamma exp(E)), no sign switch"),
+    Method("adafocal_code", "AdaFocal (authors' code)", "adafocal", {"variant": "code"}, paper_key="adafocal",
+           note="the authors' final code: lambda 1, gamma in [-2, 20], inverse focal below |gamma| 0.2"),
+    Method("calfocal1_l10", "CalFocal Eq. 1, λ=10", "calfocal", {"case": 1, "lam": 10.0}),
+    Method("calfocal1_l100", "CalFocal Eq. 1, λ=100", "calfocal", {"case": 1, "lam": 100.0}),
+    Method("calfocal2_l10", "CalFocal Eq. 2, λ=10", "calfocal", {"case": 2, "lam": 10.0}),
+    Method("calfocal2_l100", "CalFocal Eq. 2, λ=100", "calfocal", {"case": 2, "lam": 100.0}),
+    # Tao et al. (2023)
+    Method("inverse_focal", "Inverse FL", "inverse_focal", {"gamma": 1.0}, note="Wang et al. (2021)"),
+    Method("dual_focal", "DFL", "dual_focal", {"gamma": 5.0}, per_model={k: {"gamma": v} for k, v in _DFL.items()},
+           default_note="gamma 5, the paper's CIFAR-10 ResNet-50 value (the paper did not train this network)"),
+    Method("adadual_focal", "AdaDualFocal", "adadual_focal",
+           note="AdaFocal's per-bin gammas on the dual focal loss (Tao et al., Sec. 5.2)"),
+    # Liang et al. (2024)
+    Method("fcl", "FCL", "fcl", {"gamma": 2.0, "lam": 1.0},
+           default_note="gamma 2, lambda 1, the authors' latest configuration (PROTOCOL.md)"),
 )}
-FOCAL_KEYS = ("fl1", "fl2", "fl3", "fls531", "fls532", "flsd53", "flsd532")
-#: Methods whose image runs record metrics after every epoch (Figures 1, 3 and 4 read them).
-HISTORY_METHODS = ("cross_entropy", "fl1", "fl2", "fl3")
-#: Methods of Appendix F (qualitative results).
-QUALITATIVE_METHODS = ("cross_entropy", "brier", "mmce", "flsd53")
-#: The methods trained at the ``smoke`` profile: enough for every table, figure and verdict to run.
-SMOKE_METHODS = ("cross_entropy", "fl3", "flsd53")
 
 
-def default_methods(profile: str) -> tuple[str, ...]:
-    """The methods a chapter trains at ``profile``: :data:`SMOKE_METHODS` at ``smoke``, else all."""
-    from ..profiles import get_profile
-
-    return SMOKE_METHODS if get_profile(profile).name == "smoke" else tuple(MUKHOTI_METHODS)
-
-
-def resolve_methods(keys, registry: dict[str, Method] = MUKHOTI_METHODS) -> list[Method]:
-    """The methods named by ``keys`` (all of ``registry`` for None); unknown or repeated keys are refused."""
+def resolve_methods(keys, allowed=None) -> list[Method]:
+    """The methods named by ``keys`` (all of ``allowed``, default every method, for None),
+    from :data:`METHODS`; unknown or repeated keys are refused with the allowed list."""
+    allowed = list(METHODS) if allowed is None else list(allowed)
     if keys is None:
-        return list(registry.values())
+        return [METHODS[k] for k in allowed]
     keys = [keys] if isinstance(keys, str) else list(keys)
     if not keys:
-        raise ValueError(f"methods must name at least one method; allowed methods: {', '.join(registry)}")
-    unknown = [k for k in keys if k not in registry]
+        raise ValueError(f"methods must name at least one method; allowed methods: {', '.join(allowed)}")
+    unknown = [k for k in keys if k not in allowed]
     if unknown:
-        raise ValueError(f"unknown method(s) {unknown}; allowed methods: {', '.join(registry)}")
+        raise ValueError(f"unknown method(s) {unknown}; allowed methods: {', '.join(allowed)}")
     if len(set(keys)) != len(keys):
         raise ValueError(f"methods must not repeat a method; got {keys}")
-    return [registry[k] for k in keys]
+    return [METHODS[k] for k in keys]
 
 
-def methods_frame(methods, kind: str = "image") -> pd.DataFrame:
-    """The methods as a table: key, label, loss and its parameters on ``kind`` data."""
-    return pd.DataFrame([{"key": m.key, "method": m.label, "loss": m.loss,
-                          "parameters": ", ".join(f"{k}={v:g}" for k, v in m.params(kind).items()) or "–"}
-                         for m in methods])
+def methods_frame(methods, kind: str = "image", dataset: str | None = None, model: str | None = None
+                  ) -> pd.DataFrame:
+    """The methods as a table: key, label, loss and its parameters on ``kind`` data for
+    ``(dataset, model)``, and where network-specific parameters come from."""
+    def show(v):
+        return f"{v:g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
 
-
-def _check_seeds(seeds) -> tuple[int, ...]:
-    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
-        seeds = (seeds,)
-    seeds = tuple(seeds)
-    if not seeds or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in seeds):
-        raise ValueError(f"seeds must be a non-empty list of non-negative integers; got {seeds!r}")
-    if len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds must not repeat; got {seeds!r}")
-    return tuple(int(s) for s in seeds)
-
-
-def configs(methods, dataset: str = "cifar10", model: str | None = None, profile: str = "cpu",
-            seeds=(1,), options: dict | None = None, history_methods=HISTORY_METHODS) -> dict:
-    """One validated :class:`replicate.runs.RunConfig` per ``(method key, seed)``, before any training.
-
-    Image runs of ``history_methods`` also record per-epoch metrics (``eval_every_epoch``).
-    """
-    from ..runs import RunConfig, dataset_kind
-
-    kind = dataset_kind(dataset)
-    out = {}
-    for m in methods:
-        opts = dict(options or {})
-        if kind == "image" and m.key in history_methods:
-            opts.setdefault("eval_every_epoch", True)
-        for s in _check_seeds(seeds):
-            cfg = RunConfig(dataset=dataset, loss=m.loss, loss_params=m.params(kind), model=model,
-                            profile=profile, seed=s, options=opts)
-            cfg.resolve()  # validates names and values now, before anything trains
-            out[(m.key, s)] = cfg
-    return out
-
-
-@dataclass
-class Plan:
-    """Everything a chapter will train, validated (see :func:`plan`): ``image`` and ``text``
-    map ``(method key, seed)`` to a RunConfig; ``references`` maps a data set to its
-    :class:`PaperReference`."""
-
-    profile: str
-    seeds: tuple
-    methods: list
-    device: str
-    image: dict
-    text: dict
-    references: dict
-
-
-def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = None, seeds=(1,), methods=None,
-         text_dataset: str | None = "20newsgroups", device: str | None = "auto") -> Plan:
-    """Validate a chapter's parameters and build its run configurations; nothing trains.
-
-    ``methods`` None takes :func:`default_methods` of the profile; ``text_dataset`` None
-    skips the text experiment. Each bad parameter raises a ValueError naming it and the
-    allowed values.
-    """
-    from .. import training
-    from ..profiles import get_profile
-    from ..runs import dataset_kind
-
-    prof = get_profile(profile)
-    seeds = _check_seeds(seeds)
-    chosen = resolve_methods(default_methods(prof.name) if methods is None else methods)
-    dev = str(training.select_device(device))
-    if dataset_kind(dataset) != "image":
-        raise ValueError(f"dataset must be an image data set; got {dataset!r} (a text data set goes in text_dataset)")
-    if text_dataset is not None and dataset_kind(text_dataset) != "text":
-        raise ValueError(f"text_dataset must be one of {', '.join(TEXT_DATASETS)} or None; got {text_dataset!r}")
-    image = configs(chosen, dataset, model, prof.name, seeds)
-    text = configs(chosen, text_dataset, None, prof.name, seeds) if text_dataset is not None else {}
-    refs = {dataset: paper_reference(dataset, next(iter(image.values())).resolve()["model"])}
-    if text:
-        refs[text_dataset] = paper_reference(text_dataset, next(iter(text.values())).resolve()["model"])
-    return Plan(prof.name, seeds, chosen, dev, image, text, refs)
-
-
-def train_configs(cfgs: dict, store: str = "auto", device=None, progress: str = "log", log=print) -> dict:
-    """Train or load every configuration of ``cfgs`` (``{(key, seed): RunConfig}``) through the
-    run store; returns ``{(key, seed): Run}``."""
-    from ..runs import get_or_train
-
-    runs = {}
-    for i, ((key, seed), cfg) in enumerate(cfgs.items(), 1):
-        run = get_or_train(cfg, store=store, progress=progress, device=device)
-        if log:
-            log(f"[{i}/{len(cfgs)}] {cfg.dataset} {key} seed {seed}: run {run.key} "
-                f"({run.wall_time:.0f} s of training when it was trained)")
-        runs[(key, seed)] = run
-    return runs
-
-
-def train(p: Plan, store: str = "auto", progress: str = "log", log=print) -> tuple[dict, dict]:
-    """Train or load everything the plan ``p`` lists: ``(image runs, text runs)``."""
-    image = train_configs(p.image, store, p.device, progress, log)
-    text = train_configs(p.text, store, p.device, progress, log) if p.text else {}
-    return image, text
+    rows = [{"key": m.key, "method": m.label, "loss": m.loss,
+             "parameters": ", ".join(f"{k}={show(v)}" for k, v in m.params(kind, dataset, model).items()) or "–",
+             "note": m.params_note(dataset, model) or m.note} for m in methods]
+    return pd.DataFrame(rows)

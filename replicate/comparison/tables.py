@@ -1,11 +1,11 @@
-"""Our side of a comparison, and both sides laid out as the paper's tables.
+"""Our side of a comparison, and both sides laid out as a paper's tables.
 
-:func:`evaluate_logits` recomputes every metric of Mukhoti et al.'s tables from validation
-and test logits: ECE (15 equal-width bins), AdaECE (15 equal-mass bins), classwise ECE,
-MCE, NLL, error and |S99| with its accuracy (Table 6), before and after temperature
-scaling. T is chosen on the validation set over the papers' grid 0.1..10.0 by the metric
-the paper cross-validates on (:data:`T_SELECTED_BY`: ECE for Tables 1/4/7 and for the NLL
-and MCE Tables 10-13, AdaECE for Tables 2/5/8; Sec. 6).
+:func:`evaluate_logits` recomputes the table metrics (:data:`METRICS`) from validation and
+test logits, before and after temperature scaling. T is chosen on the validation set over
+a grid (default the papers' 0.1..10.0) by the metric the paper cross-validates on
+(:data:`T_SELECTED_BY`: ECE for the ECE, MCE and NLL tables, AdaECE for the AdaECE tables,
+Mukhoti et al. Sec. 6; a chapter may pass its paper's own choice). Values are percentages
+as the papers print them (NLL and Brier x100); temperatures are not.
 """
 from __future__ import annotations
 
@@ -15,56 +15,90 @@ import numpy as np
 import pandas as pd
 
 from .. import metrics, posthoc
-from .paper import PAPER_NAMES, PAPER_TABLES, PaperReference
+from ..papers import get_paper
+from .paper import PaperReference, metric_tables
 
-#: metric -> the metric that selects T on the validation set (as in the paper's tables)
+
+def _s99(which):
+    def f(p, y, z):
+        return metrics.s99(p, y, validate=False)[which]
+    return f
+
+
+#: metric -> (name for captions, score(probs, labels, logits) -> fraction). Scores are
+#: multiplied by 100 in the tables.
+METRICS = {
+    "ece": ("ECE (%, 15 equal-width bins)", lambda p, y, z: metrics.ece(p, y, validate=False)),
+    "adaece": ("AdaECE (%, 15 equal-mass bins)", lambda p, y, z: metrics.adaptive_ece(p, y, validate=False)),
+    "classwise_ece": ("classwise ECE (%, 15 bins)", lambda p, y, z: metrics.classwise_ece(p, y, validate=False)),
+    "mce": ("MCE (%, 15 equal-width bins)", lambda p, y, z: metrics.mce(p, y, validate=False)),
+    "nll": ("NLL (x100)", lambda p, y, z: metrics.nll(z, y)),
+    "error": ("test error (%)", lambda p, y, z: metrics.error_rate(p, y, validate=False)),
+    "brier": ("Brier score (x100)", lambda p, y, z: metrics.brier(p, y, validate=False)),
+    "smece": ("smooth ECE (%, Blasiok & Nakkiran)", lambda p, y, z: metrics.smooth_ece(p, y, validate=False)),
+    "debiased_ece": ("debiased ECE (%, 15 equal-mass bins)",
+                     lambda p, y, z: metrics.debiased_ece(p, y, validate=False)),
+    "sweep_ece": ("ECE-sweep (%, equal-width)", lambda p, y, z: metrics.ece_sweep(p, y, validate=False)),
+    "s99_fraction": ("|S99| (%)", _s99(0)),
+    "s99_accuracy": ("accuracy on S99 (%)", _s99(1)),
+}
+METRIC_NAMES = {k: v[0] for k, v in METRICS.items()}
+#: metric -> the metric that selects T on the validation set (Mukhoti et al.'s tables)
 T_SELECTED_BY = {"ece": "ece", "adaece": "adaece", "classwise_ece": "ece", "mce": "ece", "nll": "ece",
                  "error": "ece", "s99_fraction": "ece", "s99_accuracy": "ece"}
 TABLE_METRICS = tuple(T_SELECTED_BY)
-METRIC_NAMES = {"ece": "ECE (%, 15 equal-width bins)", "adaece": "AdaECE (%, 15 equal-mass bins)",
-                "classwise_ece": "classwise ECE (%, 15 bins)", "mce": "MCE (%, 15 equal-width bins)",
-                "nll": "NLL (x100)", "error": "test error (%)", "s99_fraction": "|S99| (%)",
-                "s99_accuracy": "accuracy on S99 (%)"}
+SELECTORS = ("ece", "adaece", "nll")
 
 
-def _scores(logits: np.ndarray, labels: np.ndarray, T: float = 1.0) -> dict:
+def _check_metrics(names, t_selected_by: dict) -> tuple:
+    names = tuple(names)
+    unknown = [m for m in names if m not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metric(s) {unknown}; allowed: {', '.join(METRICS)}")
+    bad = {m: s for m, s in t_selected_by.items() if s not in SELECTORS}
+    if bad:
+        raise ValueError(f"T can be selected by {', '.join(SELECTORS)}; got {bad}")
+    return names
+
+
+def _scores(logits: np.ndarray, labels: np.ndarray, names, T: float = 1.0) -> dict:
     probs = metrics.probs_from_logits(logits, temperature=T)
-    frac, acc = metrics.s99(probs, labels, validate=False)
-    return {"ece": metrics.ece(probs, labels, validate=False),
-            "adaece": metrics.adaptive_ece(probs, labels, validate=False),
-            "classwise_ece": metrics.classwise_ece(probs, labels, validate=False),
-            "mce": metrics.mce(probs, labels, validate=False),
-            "nll": metrics.nll(np.asarray(logits, dtype=np.float64) / T, labels),
-            "error": metrics.error_rate(probs, labels, validate=False),
-            "s99_fraction": frac, "s99_accuracy": acc}
+    z = np.asarray(logits, dtype=np.float64) / T
+    return {m: METRICS[m][1](probs, labels, z) for m in names}
 
 
-def evaluate_logits(val_logits, val_labels, test_logits, test_labels, n_bins: int = 15) -> pd.DataFrame:
-    """Every table metric on the test set, pre and post temperature scaling (long form, percent).
-
-    Columns ``metric, temperature_scaled, value, T, T_selected_by``; post-T rows use the
-    grid temperature minimising the validation value of ``T_SELECTED_BY[metric]``.
-    """
+def evaluate_logits(val_logits, val_labels, test_logits, test_labels, n_bins: int = 15, metrics=TABLE_METRICS,
+                    t_selected_by: dict | None = None, grid=None) -> pd.DataFrame:
+    """Every metric of ``metrics`` on the test set, pre and post temperature scaling (long
+    form, percent). Columns ``metric, temperature_scaled, value, T, T_selected_by``; post-T
+    rows use the temperature of ``grid`` (default 0.1..10.0) minimising the validation
+    value of ``t_selected_by[metric]`` (default :data:`T_SELECTED_BY`, ECE for metrics it
+    does not name)."""
+    sel_by = {**T_SELECTED_BY, **(t_selected_by or {})}
+    names = _check_metrics(metrics, sel_by)
     val_z, test_z = (np.asarray(z, dtype=np.float64) for z in (val_logits, test_logits))
-    pre = _scores(test_z, test_labels)
-    temps = {sel: posthoc.fit_temperature(val_z, val_labels, method="grid", metric=sel, n_bins=n_bins).params["T"]
-             for sel in sorted(set(T_SELECTED_BY.values()))}
-    post = {sel: _scores(test_z, test_labels, T) for sel, T in temps.items()}
+    pre = _scores(test_z, test_labels, names)
+    selectors = sorted({sel_by.get(m, "ece") for m in names})
+    temps = {sel: posthoc.fit_temperature(val_z, val_labels, method="grid", metric=sel, n_bins=n_bins,
+                                          grid=grid).params["T"] for sel in selectors}
+    post = {sel: _scores(test_z, test_labels, [m for m in names if sel_by.get(m, "ece") == sel], T)
+            for sel, T in temps.items()}
     rows = []
-    for metric, sel in T_SELECTED_BY.items():
-        rows.append({"metric": metric, "temperature_scaled": False, "value": 100 * pre[metric], "T": math.nan,
+    for m in names:
+        sel = sel_by.get(m, "ece")
+        rows.append({"metric": m, "temperature_scaled": False, "value": 100 * pre[m], "T": math.nan,
                      "T_selected_by": ""})
-        rows.append({"metric": metric, "temperature_scaled": True, "value": 100 * post[sel][metric],
-                     "T": temps[sel], "T_selected_by": sel})
+        rows.append({"metric": m, "temperature_scaled": True, "value": 100 * post[sel][m], "T": temps[sel],
+                     "T_selected_by": sel})
     return pd.DataFrame(rows)
 
 
-def evaluate_runs(runs: dict, n_bins: int = 15) -> pd.DataFrame:
-    """:func:`evaluate_logits` of every run of ``{(method, seed): Run}``, with columns
-    ``method`` and ``seed`` in front."""
+def evaluate_runs(runs: dict, n_bins: int = 15, **kw) -> pd.DataFrame:
+    """:func:`evaluate_logits` of every run of ``{(method, seed): Run}`` (keywords passed on),
+    with columns ``method`` and ``seed`` in front."""
     frames = []
     for (key, seed), run in runs.items():
-        f = evaluate_logits(*run.logits("val"), *run.logits("test"), n_bins=n_bins)
+        f = evaluate_logits(*run.logits("val"), *run.logits("test"), n_bins=n_bins, **kw)
         f.insert(0, "seed", seed)
         f.insert(0, "method", key)
         frames.append(f)
@@ -115,16 +149,17 @@ def side_by_side(ours: pd.DataFrame, paper: pd.DataFrame | None, metric: str, me
     """One paper table beside ours: a row per method; for "Pre T" (and "Post T") the paper's
     value, ours (mean ± std over seeds) and ours minus the paper's; post-T cells carry the
     optimal T in brackets. ``ours`` is :func:`evaluate_runs` output, ``paper`` a
-    :func:`replicate.comparison.paper_values` frame (None or empty: every paper cell "–")."""
-    if metric not in T_SELECTED_BY:
-        raise ValueError(f"metric must be one of {', '.join(T_SELECTED_BY)}; got {metric!r}")
+    :func:`replicate.comparison.paper_values` frame (None or empty: every paper cell "–").
+    Each method is compared with the printed method ``Method.compared_with``."""
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}")
     ours_s = summarise(ours[ours.metric == metric])
     paper_s = paper if paper is not None else pd.DataFrame(columns=["method", "metric", "temperature_scaled"])
     table = {}
     for m in methods:
         row = {}
         for scaled, phase in [(False, "Pre T")] + ([(True, "Post T")] if temperature else []):
-            o, p = _cell(ours_s, m.key, metric, scaled), _cell(paper_s, m.key, metric, scaled)
+            o, p = _cell(ours_s, m.key, metric, scaled), _cell(paper_s, m.compared_with, metric, scaled)
             t = (lambda c: (c["T"], c["T_std"])) if scaled else (lambda c: (math.nan, math.nan))
             row[(phase, "paper")] = _fmt(p["mean"], math.nan, *t(p))
             row[(phase, "ours")] = _fmt(o["mean"], o["std"], *t(o))
@@ -137,8 +172,8 @@ def side_by_side(ours: pd.DataFrame, paper: pd.DataFrame | None, metric: str, me
 
 
 def s99_side_by_side(ours: pd.DataFrame, paper: pd.DataFrame | None, methods) -> pd.DataFrame:
-    """Table 6's layout: |S99| (% of the test set with confidence >= 0.99) and the accuracy
-    on S99, pre and post temperature scaling (T chosen by validation ECE), paper beside ours."""
+    """Mukhoti et al.'s Table 6 layout: |S99| (% of the test set with confidence >= 0.99)
+    and the accuracy on S99, pre and post temperature scaling, paper beside ours."""
     parts = {}
     for phase in ("Pre T", "Post T"):
         for metric, name in (("s99_fraction", "|S99| %"), ("s99_accuracy", "accuracy on S99 %")):
@@ -162,6 +197,15 @@ def describe_runs(runs: dict, data_name: str) -> str:
             f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}")
 
 
+def evidence_label(runs: dict) -> str:
+    """A short label of our runs for claims tables (no data loaded): "ours: cpu, cifar10,
+    tiny_cnn, seeds 1, 2"."""
+    run = next(iter(runs.values()))
+    seeds = sorted({s for _, s in runs})
+    return (f"ours: {run.config.profile}, {run.resolved['dataset']}, {run.resolved['model']}, "
+            f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}")
+
+
 def data_name(run) -> str:
     """The display name of the data a run was trained on (e.g. "CIFAR-10 (JPEG q75)"), from
     the loaded data set, so that it says which copy was found."""
@@ -170,30 +214,35 @@ def data_name(run) -> str:
     return load_data(run.resolved).info.display_name
 
 
-def table_caption(metric: str, ref: PaperReference, ours: str) -> str:
+def table_caption(metric: str, ref: PaperReference, ours: str, selected_by: str | None = None,
+                  grid: str = "the grid 0.1..10.0") -> str:
     """Caption of a side-by-side table: the metric, how T was chosen, and both sources."""
-    if metric not in T_SELECTED_BY:
-        raise ValueError(f"metric must be one of {', '.join(T_SELECTED_BY)}; got {metric!r}")
-    tables = [t.replace("table", "") for t in PAPER_TABLES[metric]]
-    name = PAPER_NAMES.get(ref.paper, ref.paper)
-    where = (f"paper: {name} Table{'s' if len(tables) > 1 else ''} {', '.join(tables)}, {ref.note}" if tables
-             else f"paper: not reported by {name}")
-    sel = {"ece": "ECE", "adaece": "AdaECE"}[T_SELECTED_BY[metric]]
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}")
+    tables = [t.replace("table", "") for t in metric_tables(ref.paper).get(metric, ())]
+    name = get_paper(ref.paper).short
+    if not ref.found:
+        where = f"paper: {ref.note}"
+    elif tables:
+        where = f"paper: {name} Table{'s' if len(tables) > 1 else ''} {', '.join(tables)}, {ref.note}"
+    else:
+        where = f"paper: not reported by {name}"
+    sel = {"ece": "ECE", "adaece": "AdaECE", "nll": "NLL"}[selected_by or T_SELECTED_BY.get(metric, "ece")]
     ts = ("temperature scaling does not change the predicted class" if metric == "error" else
-          f"Post T: T chosen on the validation set by {sel} over the grid 0.1..10.0, shown in brackets")
+          f"Post T: T chosen on the validation set by {sel} over {grid}, shown in brackets")
     return f"{METRIC_NAMES[metric]}; {ts}. {where}. {ours}."
 
 
 def styled_table(ours: pd.DataFrame, paper: pd.DataFrame | None, metric: str, methods, ref: PaperReference,
-                 source: str):
+                 source: str, **caption_kw):
     """:func:`side_by_side` (or :func:`s99_side_by_side` for ``metric="s99"``) as a pandas
     Styler captioned by :func:`table_caption`, ready to display in a chapter."""
     if metric == "s99":
         frame = s99_side_by_side(ours, paper, methods)
-        cap = table_caption("s99_fraction", ref, source).replace(
+        cap = table_caption("s99_fraction", ref, source, **caption_kw).replace(
             METRIC_NAMES["s99_fraction"], "|S99| (% of test samples with confidence >= 0.99) and accuracy on S99 (%)")
     else:
         frame = side_by_side(ours, paper, metric, methods, temperature=metric != "error")
-        cap = table_caption(metric, ref, source)
+        cap = table_caption(metric, ref, source, **caption_kw)
     return frame.style.set_caption(cap).set_table_styles(
         [{"selector": "caption", "props": "caption-side: bottom; font-size: small; text-align: left;"}])

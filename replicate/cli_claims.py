@@ -1,0 +1,64 @@
+"""The ``claims`` subcommand: every claim the book checks, from the one registry.
+
+``replicate claims [--paper P] [--kind theory|experiment] [--format table|json|csv]
+[--profile smoke|cpu|paper]``
+    print every registered claim (:func:`replicate.claims.collect`) with its paper, claim,
+    where in the paper, how it was checked, result, verdict and the chapter section that
+    shows it. Theory checks run at the grid sizes of ``--profile`` (default ``cpu``: under
+    a minute on a laptop CPU; ``paper``: larger grids); experiment claims read the
+    chapters' runs of that profile from the run store (never training).
+"""
+from __future__ import annotations
+
+import sys
+
+FORMATS = ("table", "json", "csv")
+SHOWN = ["paper", "kind", "claim", "where", "evidence", "how", "result", "verdict", "note", "chapter", "section"]
+
+
+def _cmd_claims(args) -> int:
+    from tqdm import tqdm
+
+    from . import claims
+    from .papers import PAPERS
+
+    if args.format not in FORMATS:
+        raise ValueError(f"--format must be one of {', '.join(FORMATS)}; got {args.format!r}")
+    srcs = claims.sources(args.paper, args.kind)         # validates --paper and --kind before any work
+    if args.profile not in claims.registry.PROFILES:
+        raise ValueError(f"--profile must be one of {', '.join(claims.registry.PROFILES)}; got {args.profile!r}")
+    frames = []
+    for s in tqdm(srcs, desc="claims", unit="chapter", file=sys.stderr, disable=args.quiet):
+        frames.append(claims.build(s, args.profile).frame())
+    import pandas as pd
+
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=claims.COLUMNS)
+    frame = frame[SHOWN]
+    if not len(frame) and args.format == "table":
+        print("no claims registered" + (f" for paper {args.paper}" if args.paper else "")
+              + (f" of kind {args.kind}" if args.kind else ""))
+        return 0
+    if args.format == "json":
+        print(frame.to_json(orient="records", indent=1, force_ascii=False))
+    elif args.format == "csv":
+        print(frame.to_csv(index=False), end="")
+    else:
+        counts = claims.counts_frame(frame, by="paper") if len(frame) else None
+        with pd.option_context("display.max_colwidth", 60, "display.width", 250, "display.max_rows", None):
+            for paper, rows in frame.groupby("paper", sort=False):
+                print(f"\n== {PAPERS[paper].short}: {PAPERS[paper].topic} ==")
+                print(rows.drop(columns="paper").to_string(index=False))
+            if counts is not None:
+                print("\nverdicts per paper:")
+                print(counts.to_string())
+    return 0
+
+
+def add_subcommands(sub, parents) -> None:
+    c = sub.add_parser("claims", parents=parents, help="print every claim the book checks, with its verdict")
+    c.add_argument("--paper", help="only this paper (mukhoti2020, ghosh2022, tao2023, liang2024, komisarenko2024)")
+    c.add_argument("--kind", help="only theory or experiment claims")
+    c.add_argument("--format", default="table", help="table (default), json or csv")
+    c.add_argument("--profile", default="cpu", help="grid sizes / runs of this profile: smoke, cpu (default), gpu, paper")
+    c.add_argument("--quiet", action="store_true", help="no progress bar")
+    c.set_defaults(func=_cmd_claims)

@@ -1,0 +1,168 @@
+"""The validated plan of the runs an experiment chapter trains, and training it.
+
+A :class:`Plan` holds named groups of runs (``"image"``, ``"text"``, an ablation such as
+``"bins"``), each mapping ``(method key, seed)`` to a :class:`replicate.runs.RunConfig`.
+Every configuration is resolved (validated) when the plan is built, before anything
+trains. The same plan serves the chapter (which trains or loads it), ``replicate sweep``
+(which trains its missing runs in parallel) and ``replicate book`` (which asks whether
+all of a profile's runs are in the store).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .methods import Method
+
+
+def check_seeds(seeds) -> tuple[int, ...]:
+    """``seeds`` as a tuple of distinct non-negative ints (one int allowed); else ValueError."""
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        seeds = (seeds,)
+    try:
+        seeds = tuple(seeds)
+    except TypeError:
+        raise ValueError(f"seeds must be a non-empty list of non-negative integers; got {seeds!r}") from None
+    if not seeds or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in seeds):
+        raise ValueError(f"seeds must be a non-empty list of non-negative integers; got {seeds!r}")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must not repeat; got {seeds!r}")
+    return tuple(int(s) for s in seeds)
+
+
+def configs(methods, dataset: str = "cifar10", model: str | None = None, profile: str = "cpu", seeds=(1,),
+            options: dict | None = None, history_methods=()) -> dict:
+    """One validated :class:`replicate.runs.RunConfig` per ``(method key, seed)``, before any training.
+
+    The loss parameters are the method's for the resolved network (``Method.params``);
+    image runs of ``history_methods`` also record per-epoch metrics (``eval_every_epoch``).
+    """
+    from ..runs import RunConfig, dataset_kind
+
+    kind = dataset_kind(dataset)
+    seeds = check_seeds(seeds)
+    net = RunConfig(dataset=dataset, model=model, profile=profile).resolve()["model"]
+    out = {}
+    for m in methods:
+        opts = dict(options or {})
+        if kind == "image" and m.key in history_methods:
+            opts.setdefault("eval_every_epoch", True)
+        for s in seeds:
+            cfg = RunConfig(dataset=dataset, loss=m.loss, loss_params=m.params(kind, dataset, net), model=model,
+                            profile=profile, seed=s, options=opts)
+            cfg.resolve()  # validates names and values now, before anything trains
+            out[(m.key, s)] = cfg
+    return out
+
+
+@dataclass
+class Plan:
+    """Everything a chapter will train, validated: ``groups`` maps a group name to
+    ``{(method key, seed): RunConfig}`` and ``methods`` a group name to its methods (in
+    table order); ``references`` maps a data set to its paper reference row."""
+
+    chapter: str
+    profile: str
+    seeds: tuple
+    device: str
+    groups: dict = field(default_factory=dict)
+    methods: dict = field(default_factory=dict)
+    references: dict = field(default_factory=dict)
+
+    def add(self, group: str, methods: list[Method], cfgs: dict) -> None:
+        """Add a group of runs (refuses a group name twice)."""
+        if group in self.groups:
+            raise ValueError(f"plan {self.chapter}: group {group!r} added twice")
+        self.groups[group], self.methods[group] = dict(cfgs), list(methods)
+
+    def group(self, name: str) -> dict:
+        """The runs of group ``name`` (empty when the plan has none)."""
+        return self.groups.get(name, {})
+
+    @property
+    def image(self) -> dict:
+        return self.group("image")
+
+    @property
+    def text(self) -> dict:
+        return self.group("text")
+
+    def configs(self) -> dict:
+        """Every distinct configuration of the plan: ``{run key: RunConfig}``, in plan order
+        (a run shared by two groups appears once)."""
+        out = {}
+        for cfgs in self.groups.values():
+            for cfg in cfgs.values():
+                out.setdefault(cfg.key, cfg)
+        return out
+
+    def frame(self) -> pd.DataFrame:
+        """One row per run of every group: group, method, seed, run key, data set, network,
+        loss and parameters, epochs, and whether it is finished (in a store)."""
+        from ..runs import find
+
+        rows = []
+        for g, cfgs in self.groups.items():
+            for (key, seed), cfg in cfgs.items():
+                r = cfg.resolve()
+                rows.append({"group": g, "method": key, "seed": seed, "key": cfg.key, "dataset": r["dataset"],
+                             "model": r["model"], "loss": r["loss"],
+                             "params": ", ".join(f"{k}={v}" for k, v in sorted(cfg.loss_params.items())) or "–",
+                             "epochs": r["train"]["epochs"], "finished": find(cfg) is not None})
+        return pd.DataFrame(rows)
+
+    def missing(self, store: str | None = None) -> dict:
+        """The distinct configurations with no finished run (in ``store``, or any store)."""
+        from ..runs import find
+
+        out = {}
+        for key, cfg in self.configs().items():
+            run = find(cfg)
+            if run is None or (store is not None and run.store != store):
+                out[key] = cfg
+        return out
+
+    def complete(self, store: str | None = "results") -> bool:
+        """Whether every run of the plan is finished in ``store`` (default the committed one)."""
+        return not self.missing(store)
+
+
+def train_configs(cfgs: dict, store: str = "auto", device=None, progress: str = "log", log=print) -> dict:
+    """Train or load every configuration of ``cfgs`` (``{(key, seed): RunConfig}``) through the
+    run store; returns ``{(key, seed): Run}``."""
+    from ..runs import get_or_train
+
+    runs = {}
+    for i, ((key, seed), cfg) in enumerate(cfgs.items(), 1):
+        run = get_or_train(cfg, store=store, progress=progress, device=device)
+        if log:
+            log(f"[{i}/{len(cfgs)}] {cfg.dataset} {key} seed {seed}: run {run.key} "
+                f"({run.wall_time:.0f} s of training when it was trained)")
+        runs[(key, seed)] = run
+    return runs
+
+
+def train(p: Plan, groups=None, store: str = "auto", progress: str = "log", log=print) -> dict:
+    """Train or load the runs of ``groups`` (default all) of plan ``p``: ``{group: {(key, seed): Run}}``."""
+    names = list(p.groups) if groups is None else ([groups] if isinstance(groups, str) else list(groups))
+    unknown = [g for g in names if g not in p.groups]
+    if unknown:
+        raise ValueError(f"unknown group(s) {unknown}; the plan has: {', '.join(p.groups) or 'none'}")
+    return {g: train_configs(p.groups[g], store, p.device, progress, log) for g in names}
+
+
+def load(p: Plan, groups=None) -> dict | None:
+    """The finished runs of ``groups`` (default all) of plan ``p`` without training anything:
+    ``{group: {(key, seed): Run}}``, or None when any run is missing from the stores."""
+    from ..runs import find
+
+    names = list(p.groups) if groups is None else ([groups] if isinstance(groups, str) else list(groups))
+    out = {}
+    for g in names:
+        found = {k: find(cfg) for k, cfg in p.group(g).items()}
+        if any(r is None for r in found.values()):
+            return None
+        out[g] = found
+    return out
