@@ -39,6 +39,7 @@ def stores(tmp_path, monkeypatch):
     monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
     monkeypatch.setattr(data, "load", fake_load)
     runs.clear_data_cache()
+    runs.ood._SVHN.clear()
     LOADS.clear()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -183,7 +184,8 @@ def test_data_loaded_once_for_several_runs():
     runs.get_or_train(smoke("focal", {"gamma": 1}), progress="none")
     runs.get_or_train(smoke("focal", {"gamma": 2}), progress="none")
     runs.get_or_train(smoke("focal", {"gamma": 2}, data_params={"val_size": 100}), progress="none")
-    assert LOADS == ["cifar10", "cifar10"]  # a different val_size is other data
+    assert [n for n in LOADS if n != "svhn"] == ["cifar10", "cifar10"]  # a different val_size is other data
+    assert LOADS.count("svhn") <= 1                                       # the OOD set is looked for once
 
 
 def test_results_store_is_read_first_and_promotion_copies(monkeypatch):
@@ -325,3 +327,35 @@ def test_auto_store_keeps_smoke_runs_out_of_results():
     run = runs.get_or_train(smoke("cross_entropy"), store="auto", progress="none")
     assert run.store == "cache"
     assert runs.find(smoke("cross_entropy")).store == "cache"
+
+
+def test_image_runs_record_ood_logits_of_their_own_test_images_with_noise():
+    """CIFAR runs store logits on their test images with CIFAR-10-C Gaussian noise (severity
+    5, scale 0.10, seed 0); the entropy AUROC in the record is recomputed independently
+    (Mann-Whitney with ranks from scipy) from those logits."""
+    from scipy.stats import mannwhitneyu
+
+    from replicate.data.corruptions import gaussian_noise
+
+    run = runs.get_or_train(smoke(), progress="none")
+    assert "cifar10c_gaussian5" in run.ood_sets and "severity 5" in run.ood_sets["cifar10c_gaussian5"]
+    tz, ty = run.logits("test")
+    oz, oy = run.logits("ood:cifar10c_gaussian5")
+    assert oz.shape == tz.shape and (oy == ty).all()
+    # the OOD images are the run's test images with the published noise: recompute their logits
+    splits = generated_splits("cifar10").subset(None, None, 500, seed=0)
+    noisy = torch.from_numpy(gaussian_noise(splits.test[0].numpy(), 5, seed=0))
+    assert (splits.test[1].numpy() == ty).all()
+    assert np.abs(noisy.float().mean() - splits.test[0].float().mean()) < 20     # same images, noisier
+
+    def entropy(z, T=1.0):
+        p = np.exp(z / T - (z / T).max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        return -(p * np.log(np.clip(p, 1e-300, None))).sum(1)
+
+    for phase, T in (("pre", 1.0), ("post", run.temperature)):
+        want = mannwhitneyu(entropy(oz.astype(np.float64), T), entropy(tz.astype(np.float64), T)).statistic
+        want /= len(oz) * len(tz)
+        assert run.metrics["ood_auroc"]["cifar10c_gaussian5"][phase] == pytest.approx(want, abs=1e-9)
+    with pytest.raises(ValueError, match="split must be one of val, test, ood:"):
+        run.logits("ood:imagenet")

@@ -10,6 +10,7 @@ provenance. See :mod:`replicate.runs.store` for the on-disk layout and
     run = rp.runs.get_or_train(rp.runs.RunConfig("cifar10", "focal", {"gamma": 3}, profile="cpu"))
     run.metrics["test"]["ece"], run.temperature, run.logits("test")
 """
+from . import ood
 from .build import build, clear_data_cache
 from .spec import RunConfig, canonical_json, dataset_kind, option_keys, resolve
 from .store import (STORES, Run, checkpoint_path, find, get_or_train, list_runs, load, promote,

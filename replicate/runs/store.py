@@ -93,12 +93,21 @@ class Run:
                 return name
         return "other"
 
+    @property
+    def ood_sets(self) -> dict:
+        """``{name: description}`` of the out-of-distribution sets whose logits the run holds
+        (:mod:`replicate.runs.ood`); empty for runs recorded without them."""
+        return dict(self.record.get("ood", {}))
+
     def logits(self, split: str = "test") -> tuple[np.ndarray, np.ndarray]:
-        """``(logits float32 (n, K), labels int64 (n,))`` of ``split`` ("val" or "test")."""
-        if split not in ("val", "test"):
-            raise ValueError(f"split must be 'val' or 'test'; got {split!r}")
+        """``(logits float32 (n, K), labels int64 (n,))`` of ``split``: "val", "test" or
+        "ood:NAME" for an out-of-distribution set of :attr:`ood_sets`."""
+        allowed = ("val", "test", *(f"ood:{k}" for k in self.ood_sets))
+        if split not in allowed:
+            raise ValueError(f"split must be one of {', '.join(allowed)} for run {self.key}; got {split!r}")
+        name = split.replace("ood:", "ood_")
         with np.load(self.path / "logits.npz") as f:
-            return f[f"{split}_logits"].astype(np.float32), f[f"{split}_labels"].astype(np.int64)
+            return f[f"{name}_logits"].astype(np.float32), f[f"{name}_labels"].astype(np.int64)
 
     def history_frame(self):
         """The per-epoch history as a pandas DataFrame (nested per-split metrics flattened
@@ -219,29 +228,37 @@ def _metrics(logits: np.ndarray, labels: np.ndarray) -> dict:
 
 
 def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: str = "float32",
-                 extra_provenance: dict | None = None, wall_time: float | None = None) -> Run:
+                 extra_provenance: dict | None = None, wall_time: float | None = None, ood: dict | None = None) -> Run:
     """Fit T, compute metrics and write the finished run of ``config`` from a
     :class:`replicate.training.TrainResult` into ``store``.
 
     ``wall_time`` defaults to the sum of the epochs' times; :func:`get_or_train` passes
     the earlier sessions' epochs plus this session's whole time (data, training,
-    evaluation)."""
+    evaluation). ``ood`` (``{name: (logits, labels, description)}``, from
+    :func:`replicate.runs.ood.ood_logits`) adds out-of-distribution logits and their
+    entropy AUROC before and after temperature scaling."""
     from .. import posthoc, provenance
+    from .ood import entropy_auroc
 
     if logits_dtype not in ("float32", "float16"):
         raise ValueError(f"logits_dtype must be 'float32' or 'float16'; got {logits_dtype!r}")
-    if logits_dtype == "float16" and max(float(lg.abs().max()) for lg, _ in result.logits.values()) > 6e4:
+    splits = {**result.logits, **{f"ood_{k}": (lg, y) for k, (lg, y, _) in (ood or {}).items()}}
+    if logits_dtype == "float16" and max(float(lg.abs().max()) for lg, _ in splits.values()) > 6e4:
         logits_dtype = "float32"  # beyond float16's range (65504): keep full precision
     # metrics and T are computed from the logits exactly as stored (float16 in results/),
     # so that anything recomputed from logits.npz agrees with the record
     arrays = {f"{s}_{what}": (lg.numpy().astype(logits_dtype) if what == "logits" else y.numpy().astype(np.int64))
-              for s, (lg, y) in result.logits.items() for what in ("logits", "labels")}
+              for s, (lg, y) in splits.items() for what in ("logits", "labels")}
     val_z, val_y = arrays["val_logits"].astype(np.float64), arrays["val_labels"]
     test_z, test_y = arrays["test_logits"].astype(np.float64), arrays["test_labels"]
     cal = posthoc.fit_temperature(val_z, val_y, method="grid", metric="ece")
     T = float(cal.params["T"])
     metrics = {"val": _metrics(val_z, val_y), "test": _metrics(test_z, test_y),
                "val_ts": _metrics(val_z / T, val_y), "test_ts": _metrics(test_z / T, test_y)}
+    if ood:
+        metrics["ood_auroc"] = {k: {"pre": entropy_auroc(test_z, arrays[f"ood_{k}_logits"].astype(np.float64)),
+                                    "post": entropy_auroc(test_z, arrays[f"ood_{k}_logits"].astype(np.float64), T)}
+                                for k in ood}
     prov = provenance.collect(result.device)
     prov.update(extra_provenance or {})
     record = {"format": FORMAT, "key": config.key, "config": config.to_dict(), "resolved": config.resolve(),
@@ -250,7 +267,7 @@ def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: 
               "wall_time": float(wall_time if wall_time is not None else
                                  sum(r.get("seconds", 0.0) for r in result.history)),
               "train_seconds": float(sum(r.get("seconds", 0.0) for r in result.history)),
-              "logits_dtype": logits_dtype}
+              "logits_dtype": logits_dtype, "ood": {k: what for k, (_, _, what) in (ood or {}).items()}}
     files = {"record.json": lambda p: p.write_text(json.dumps(_jsonable(record), indent=1, sort_keys=True)),
              "logits.npz": lambda p: np.savez_compressed(p, **arrays)}
     return Run(_write_atomic_dir(store_dir(store) / config.key, files))
@@ -304,12 +321,15 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
         result = training.train(model, loss, splits, training.TrainSettings(**resolved["train"]), device=device,
                                 deterministic=deterministic, checkpoint=ckpt, key=config.key, progress=progress,
                                 label=label)
+        from .ood import ood_logits
+
+        ood = ood_logits(result.model, resolved, splits, data_dir=data_dir)
         dtype = logits_dtype or ("float16" if store == "results" else "float32")
         if retrain:
             shutil.rmtree(store_dir(store) / config.key, ignore_errors=True)
         earlier = sum(r.get("seconds", 0.0) for r in result.history[:result.resumed_from])
         session = time.perf_counter() - t0
-        run = write_record(config, result, store=store, logits_dtype=dtype, wall_time=earlier + session,
+        run = write_record(config, result, store=store, logits_dtype=dtype, wall_time=earlier + session, ood=ood,
                            extra_provenance={"deterministic": bool(deterministic),
                                              "resumed_from_epoch": result.resumed_from,
                                              "session_seconds": session})
