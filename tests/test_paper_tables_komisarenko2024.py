@@ -95,8 +95,9 @@ def test_value_ranges(tables):
 
 # ------------------------------------------------------------------ internal consistency
 def test_accuracy_is_unchanged_by_the_posthoc_map(tables):
-    """Neither TS nor FTS changes the predicted class: each TS/FTS pair prints the same
-    accuracy; one printed standard deviation breaks this and carries a note."""
+    """TS keeps the predicted class and the paper says FTS keeps 'the accuracy unchanged by
+    design' (Sec. 6): each TS/FTS pair prints the same accuracy; one printed standard
+    deviation breaks this and carries a note."""
     pairs = _pairs(tables["table1_accuracy"])
     assert (pairs[("value", "ts")] == pairs[("value", "fts")]).all()
     odd = pairs.index[pairs[("spread", "ts")] != pairs[("spread", "fts")]].tolist()

@@ -153,7 +153,8 @@ _FL3 = ("'Focal Loss - 53' here prints Mukhoti Table 5's FL-3 (fixed gamma 3) Ad
         "3.78(1.50), not FLSD-53's 6.92 2.17(1.40)")
 _MUKHOTI_ADA = "equals Mukhoti Table 2's pre-T AdaECE of the same baseline on 20 Newsgroups"
 _NG_ADA_CELLS = [c for c in _t_mismatch(NG, _NG_MUKHOTI_T, _NG_ECE_T, _MUKHOTI_T) if c["column"] != POST["flsd53"]] \
-    + _cells(NG, {PRE["flsd53"]: _FL3, POST["flsd53"]: f"{_FL3}; its temperature 1.5 differs from table1's ECE-optimal 1.1",
+    + _cells(NG, {PRE["flsd53"]: _FL3,
+                  POST["flsd53"]: f"{_FL3}; its temperature 1.5 differs from table1's ECE-optimal 1.1",
                   **{PRE[m]: _MUKHOTI_ADA for m in ("cross_entropy", "brier", "mmce")}})
 _NG_CW_CELLS = _t_mismatch(NG, _NG_MUKHOTI_T, _NG_ECE_T, _MUKHOTI_T)
 
