@@ -23,7 +23,8 @@ computes the map exactly; ``clamp=eps`` clips to ``[eps, 1 - eps]`` first, in fl
 **The authors' focal link** (:func:`authors_focal_link`, ``link="authors"``), reproduced from
 the description in PROTOCOL.md ("known defects"); the public ``multi_focal_link`` of the
 authors' repository (``temperature_scaling.py``, read through a code index, not copied)
-matches it. On the logits ``x = z / T`` in float32 (their tensors are float32):
+matches it. On the logits ``x = z / T`` in float32 (their tensors are float32), with torch's
+own operations (so that rows at the edge of float32 round as theirs do):
 
 1. ``q = softmax(x)``; ``q = clip(q, 1e-12, 1 - 1e-12)`` - in float32 ``1 - 1e-12`` rounds
    to 1, so only the lower clip acts;
@@ -157,31 +158,39 @@ def fts_log_probs(logits, T, gamma, clamp=None) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- authors' link
 def _authors_block(z: np.ndarray, temps: np.ndarray, gamma: float, dtype, clamp: float | None, guard: str):
-    """The authors' link for every T: p (len(temps), N, C) in ``dtype`` and the overflowed rows (len(temps), N)."""
+    """The authors' link for every T: p (len(temps), N, C) in ``dtype`` and the overflowed rows
+    (len(temps), N). Computed with torch's own float32 (or float64) operations, as their code
+    does (CPU kernels; borderline rows may round differently on a GPU)."""
+    import torch
+
     dt = np.dtype(dtype)
-    x = z.astype(dt)[None, :, :] / temps.astype(dt)[:, None, None]
-    with np.errstate(all="ignore"):
-        e = np.exp(x - x.max(axis=2, keepdims=True))
-        q = e / e.sum(axis=2, keepdims=True)
-        if clamp is not None:
-            q = np.clip(q, dt.type(clamp), dt.type(1 - clamp))
-        g = dt.type(gamma)
-        fprime = (1 - q) ** g * (g * np.log(q) / (1 - q) - 1 / q)
-        inv = 1 / fprime
-        p = inv / inv.sum(axis=2, keepdims=True)
-    fi = np.finfo(dt)
-    bad = ~((p > fi.min) & (p < fi.max)).all(axis=2)
+    tdt = torch.float32 if dt == np.float32 else torch.float64
+    zt = torch.from_numpy(np.ascontiguousarray(z, dtype=dt))
+    p = np.empty((len(temps), *z.shape), dtype=dt)
+    pred = np.empty((len(temps), z.shape[0]), dtype=np.intp)
+    for i, t in enumerate(temps):
+        with torch.no_grad():
+            x = zt / float(t)
+            pred[i] = torch.argmax(x, dim=1).numpy()          # the argmax their guard uses: of x, every row
+            q = torch.softmax(x, dim=-1)
+            if clamp is not None:
+                q = torch.clamp(q, min=clamp, max=1 - clamp)     # float32: 1 - 1e-12 rounds to 1
+            fprime = (1 - q) ** gamma * (gamma * torch.log(q) / (1 - q) - 1 / q)
+            inv = 1 / fprime
+            p[i] = (inv / torch.sum(inv, dim=-1, keepdim=True)).numpy()
+    fi = torch.finfo(tdt)
+    with np.errstate(invalid="ignore"):
+        bad = ~((p > fi.min) & (p < fi.max)).all(axis=2)
     if guard != "none" and bad.any():
         n_classes = p.shape[2]
         p[bad] = dt.type(_GUARD_LOW / n_classes)
-        pred = z.argmax(axis=1)                       # x's argmax: the same for every T > 0
         if guard == "broadcast":                      # every row's prediction, in every overflowed row
             for i in range(p.shape[0]):
                 rows = np.flatnonzero(bad[i])
-                p[i][np.ix_(rows, np.unique(pred))] = dt.type(_GUARD_HIGH)
+                p[i][np.ix_(rows, np.unique(pred[i]))] = dt.type(_GUARD_HIGH)
         else:                                         # the guard as meant: the row's own prediction
             ti, ri = np.nonzero(bad)
-            p[ti, ri, pred[ri]] = dt.type(_GUARD_HIGH)
+            p[ti, ri, pred[ti, ri]] = dt.type(_GUARD_HIGH)
     return p, bad
 
 
