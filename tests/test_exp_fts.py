@@ -256,3 +256,14 @@ def test_committed_cpu_runs_agree_with_their_records():
         assert f.loc[("ts", "nll"), "T"] == pytest.approx(run.temperature)
         assert f.loc[("none", "accuracy"), "value"] == pytest.approx(100 * (1 - run.metrics["test"]["error"]), abs=0.1)
         assert f.loc[("none", "nll"), "value"] == pytest.approx(run.metrics["test"]["nll"], abs=5e-3)
+
+
+def test_confident_demo_shows_the_guard_where_rows_overflow():
+    t, acc = fts_links.confident_demo(n_val=400, n_test=400, grid=[0.05, 1.0, 2.0, 4.0])
+    assert list(t["link"]) == ["intended map"] * 2 + ["authors' link"] * 2 and 50 < acc < 100
+    assert (t.loc[t["link"] == "intended map", "test rows rewritten"] == 0).all()
+    intended = t[t["link"] == "intended map"]
+    assert (intended["accuracy %"] == acc).all()                 # the intended map keeps the accuracy
+    # the authors' log-loss choice: T = 0.05, most rows overflow and the accuracy collapses
+    nll = t[(t["link"] == "authors' link") & (t["chosen by"] == "log-loss")].iloc[0]
+    assert nll["T"] == 0.05 and nll["test rows rewritten"] > 200 and nll["accuracy %"] < 50

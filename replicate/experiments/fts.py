@@ -144,12 +144,10 @@ def _models(f, block) -> list:
 
 
 def _kendall(x, y) -> float:
-    """Kendall's tau-a of two equal-length sequences (pairs with a tie count 0)."""
-    n, s = len(x), 0.0
-    for i in range(n):
-        for j in range(i + 1, n):
-            s += np.sign(x[j] - x[i]) * np.sign(y[j] - y[i])
-    return 2 * s / (n * (n - 1)) if n > 1 else math.nan
+    """Kendall's tau (scipy's tau-b; NaN when either sequence is constant)."""
+    from scipy.stats import kendalltau
+
+    return float(kendalltau(x, y).statistic) if len(x) > 1 else math.nan
 
 
 def _over_blocks(ok: dict) -> object:

@@ -141,3 +141,28 @@ def printed_link(paper: pd.DataFrame, pairs: pd.DataFrame, grid_min: float, log_
                 f"temperatures sit at a grid minimum or its log-loss departs from TS by up to {gaps.max():.2f} nats")
     return {"at_min": at_min, "n": len(sel), "T_range": (float(sel["T"].min()), float(sel["T"].max())),
             "max_gap": float(gaps.max()), "ours_at_min": ours_min, "ours_n": len(ours), "conclusion": text}
+
+
+def confident_demo(scale: float = 14.0, beta: float = 1.6, n_val: int = 5000, n_test: int = 10000, seed: int = 0,
+                   grid: str = "code") -> tuple[pd.DataFrame, float]:
+    """The guard on a confident model, which our CPU networks are not: synthetic logits of
+    :class:`replicate.synthetic.LogitModel` (10 classes, true logits N(0, ``scale``²), reported
+    ``beta`` times sharper, like a cross-entropy network needing T = ``beta``), split
+    ``n_val`` / ``n_test`` as CIFAR-10's validation and test sets. Returns the FTS results of
+    both maps (the layout of :func:`replicate.comparison.posthoc_logits`, wide: one row per map
+    and selection) and the model's test accuracy (%)."""
+    from ..synthetic import LogitModel
+
+    s = LogitModel(n_classes=10, beta=beta, scale=scale).sample(n_val + n_test, rng=seed)
+    val, test = (s.logits[:n_val], s.labels[:n_val]), (s.logits[n_val:], s.labels[n_val:])
+    frames = [cmp.posthoc_logits(*val, *test, posthoc_settings=("fts",), grid=grid, link=link)
+              for link in ("intended", "authors")]
+    f = pd.concat(frames, ignore_index=True)
+    wide = f.pivot_table(index=["link", "select"], columns="metric", values="value", sort=False)
+    params = f.groupby(["link", "select"], sort=False)[["gamma", "T", "overflowed"]].first()
+    out = params.join(wide).reset_index()
+    out["link"] = out["link"].map(LINK_NAMES)
+    out["select"] = out["select"].map({"nll": "log-loss", "adaece": "equal-mass ECE"})
+    acc = 100 * float(np.mean(test[0].argmax(1) == test[1]))
+    return out.rename(columns={"select": "chosen by", "overflowed": "test rows rewritten", "nll": "log-loss",
+                               "adaece": "ECE %", "accuracy": "accuracy %"}), acc
