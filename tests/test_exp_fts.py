@@ -228,8 +228,30 @@ def test_selection_and_link_tables_on_generated_runs():
     assert len(pairs) == 2 * 3 * len(rp.posthoc.FTS_GAMMAS)
     assert (pairs.loc[pairs["at_grid_min"], "T_authors"] == 0.05).all()
     assert fts_links.pair_summary(pairs)["fits"].tolist() == [27, 27]
-    clamp = fts_links.clamp_effect(runs, gammas=[-0.5, 1.0])
-    assert (clamp["max |Δp|"] >= 0).all() and (clamp["max |Δp|"] < 1e-2).all()
+    z = np.array([[40.0, 0.0, -1.0], [0.3, 0.0, 0.1]])
+    clamp = fts_links.clamp_effect({"a": z, "b": z[1:]}, gammas=[-0.5, 1.0])
+    q = np.clip(rp.metrics.probs_from_logits(z), 1e-12, 1 - 1e-12)
+    fp = (1 - q) ** -0.5 * (-0.5 * np.log(q) / (1 - q) - 1 / q)
+    want = np.abs((1 / fp) / (1 / fp).sum(1, keepdims=True) - np.exp(rp.posthoc_fts.fts_log_probs(z, 1.0, -0.5)))
+    assert clamp.loc[-0.5, "a"] == pytest.approx(want.max(), rel=1e-6) and clamp.loc[-0.5, "a"] > 1e-9
+    assert clamp.loc[-0.5, "b"] < 1e-12                      # no probability outside [1e-12, 1 - 1e-12]
+
+
+def test_adafocal_agreement_reads_the_recorded_gammas():
+    class R:
+        def __init__(self, z, gammas):
+            self._z, self.history = z, [{"loss_state": {"gamma": g}} for g in gammas]
+
+        def logits(self, split):
+            return self._z, None
+
+    z = np.arange(6.0).reshape(2, 3)
+    runs = {("adafocal_code", 1): R(z, [[1.0, 2.0], [0.5, 3.0]]), ("adafocal_paper", 1): R(z, [[1.0, 2.0]]),
+            ("adafocal_code", 2): R(z, [[1.0]]), ("adafocal_paper", 2): R(z + 1, [[-0.1]])}
+    a = fts_tables.adafocal_agreement(runs).set_index("seed")
+    assert a.loc[1, "identical test logits"] and not a.loc[2, "identical test logits"]
+    assert a.loc[1, "smallest |gamma|"] == 0.5 and a.loc[1, "largest gamma"] == 3.0
+    assert a.loc[2, "smallest |gamma|"] == pytest.approx(0.1)
 
 
 def test_methods_table_caption_and_unreachable():

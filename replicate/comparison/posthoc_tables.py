@@ -148,9 +148,11 @@ def fts_caption(metric: str, select: str, grid, source: str) -> str:
             f"0.75, 1, 5); mean ± sd over seeds, T (and the gamma_ev chosen most often) in brackets. {source}.")
 
 
-def styled(frame: pd.DataFrame, caption: str):
-    """A table as a pandas Styler with ``caption`` below it (as :func:`styled_table`)."""
-    return frame.style.set_caption(caption).set_table_styles(
+def styled(frame: pd.DataFrame, caption: str, precision: int | None = None):
+    """A table as a pandas Styler with ``caption`` below it (as :func:`styled_table`); numbers
+    shown with ``precision`` decimals when given."""
+    style = frame.style if precision is None else frame.style.format(precision=precision)
+    return style.set_caption(caption).set_table_styles(
         [{"selector": "caption", "props": "caption-side: bottom; font-size: small; text-align: left;"}])
 
 

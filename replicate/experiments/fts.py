@@ -153,9 +153,9 @@ def _kendall(x, y) -> float:
 def _over_blocks(ok: dict) -> object:
     """holds in every block; holds with conditions (naming the blocks) in some; fails in none."""
     good = [b for b, v in ok.items() if v]
-    if len(good) == len(ok):
-        return True
-    return conditional(False, bool(good), f"on {', '.join(good)} only" if good else "in no block")
+    if len(good) == len(ok) or not good:
+        return bool(good)
+    return conditional(False, True, f"on {', '.join(good)} only")
 
 
 def _gamma_tr_rows(f, block):

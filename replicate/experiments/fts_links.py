@@ -9,6 +9,7 @@ printed numbers most likely used.
 - :func:`pair_changes`: per (model, seed, gamma_ev), the T each map chooses; how often they
   differ and how often the authors' link picks the grid's smallest T.
 - :func:`clamp_effect`: what clipping the probabilities to [1e-12, 1 - 1e-12] changes.
+- :func:`confident_demo`: the same comparison on synthetic logits of a confident model.
 - :func:`printed_link`: the evidence on the printed table, and the conclusion drawn from it.
 """
 from __future__ import annotations
@@ -96,21 +97,32 @@ def pair_summary(pairs: pd.DataFrame) -> pd.DataFrame:
                          "authors' T at the grid minimum": g["at_grid_min"].sum()})
 
 
-def clamp_effect(runs: dict, gammas=None, T: float = 1.0, clamp: float = AUTHORS_CLAMP) -> pd.DataFrame:
-    """Per gamma_ev: the largest change of any test probability when ``q`` is clipped to
-    ``[clamp, 1 - clamp]`` before the focal map (the authors' clamp), at temperature ``T``,
-    over every run of ``runs``."""
+def clamp_effect(logit_sets: dict, gammas=None, T: float = 1.0, clamp: float = AUTHORS_CLAMP) -> pd.DataFrame:
+    """Per gamma_ev (rows) and set of logits (columns, ``{label: (N, C) logits}``): the largest
+    change of any probability when ``q`` is clipped to ``[clamp, 1 - clamp]`` before the focal
+    map (the authors' clamp), at temperature ``T``."""
     from ..posthoc import FTS_GAMMAS
 
-    rows = []
-    for g in FTS_GAMMAS if gammas is None else gammas:
-        worst = 0.0
-        for run in runs.values():
-            z, _ = run.logits("test")
+    out = {}
+    for label, z in logit_sets.items():
+        col = {}
+        for g in FTS_GAMMAS if gammas is None else gammas:
             exact = np.exp(fts_log_probs(z, T, g))
-            worst = max(worst, float(np.abs(np.exp(fts_log_probs(z, T, g, clamp)) - exact).max()))
-        rows.append((g, worst))
-    return pd.DataFrame(rows, columns=["gamma", "max |Δp|"])
+            col[g] = float(np.abs(np.exp(fts_log_probs(z, T, g, clamp)) - exact).max())
+        out[label] = col
+    frame = pd.DataFrame(out)
+    frame.index.name = "gamma_ev"
+    return frame
+
+
+def confident_logits(scale: float = 14.0, beta: float = 1.6, n: int = 15000, seed: int = 0):
+    """Synthetic logits of a confident 10-class model (:class:`replicate.synthetic.LogitModel`:
+    true logits N(0, ``scale``²), reported ``beta`` times sharper, like a cross-entropy network
+    needing T = ``beta``) and their labels."""
+    from ..synthetic import LogitModel
+
+    s = LogitModel(n_classes=10, beta=beta, scale=scale).sample(n, rng=seed)
+    return s.logits, s.labels
 
 
 def printed_link(paper: pd.DataFrame, pairs: pd.DataFrame, grid_min: float, log_loss_margin: float = 0.05) -> dict:
@@ -145,16 +157,12 @@ def printed_link(paper: pd.DataFrame, pairs: pd.DataFrame, grid_min: float, log_
 
 def confident_demo(scale: float = 14.0, beta: float = 1.6, n_val: int = 5000, n_test: int = 10000, seed: int = 0,
                    grid: str = "code") -> tuple[pd.DataFrame, float]:
-    """The guard on a confident model, which our CPU networks are not: synthetic logits of
-    :class:`replicate.synthetic.LogitModel` (10 classes, true logits N(0, ``scale``²), reported
-    ``beta`` times sharper, like a cross-entropy network needing T = ``beta``), split
-    ``n_val`` / ``n_test`` as CIFAR-10's validation and test sets. Returns the FTS results of
+    """The guard on a confident model, which our CPU networks are not: :func:`confident_logits`
+    split ``n_val`` / ``n_test`` as CIFAR-10's validation and test sets. Returns the FTS results of
     both maps (the layout of :func:`replicate.comparison.posthoc_logits`, wide: one row per map
     and selection) and the model's test accuracy (%)."""
-    from ..synthetic import LogitModel
-
-    s = LogitModel(n_classes=10, beta=beta, scale=scale).sample(n_val + n_test, rng=seed)
-    val, test = (s.logits[:n_val], s.labels[:n_val]), (s.logits[n_val:], s.labels[n_val:])
+    z, y = confident_logits(scale, beta, n_val + n_test, seed)
+    val, test = (z[:n_val], y[:n_val]), (z[n_val:], y[n_val:])
     frames = [cmp.posthoc_logits(*val, *test, posthoc_settings=("fts",), grid=grid, link=link)
               for link in ("intended", "authors")]
     f = pd.concat(frames, ignore_index=True)
