@@ -46,7 +46,8 @@ from .theory.fts import check_gamma
 
 __all__ = [
     "Calibrator", "temperature_scale", "temperature_curve", "fit_temperature",
-    "fit_focal_temperature", "fit_focal_temperatures", "TS_GRID", "FTS_T_GRID", "PAPER_T_GRID", "FTS_GAMMAS", "AUTHORS_CLAMP",
+    "fit_focal_temperature", "fit_focal_temperatures", "TS_GRID", "FTS_T_GRID", "PAPER_T_GRID", "FTS_GAMMAS",
+    "AUTHORS_CLAMP",
 ]
 
 #: The papers' temperature grid: 0.1, 0.2, ..., 10.0.

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .. import comparison as cmp
-from ..claims import ClaimLog, beyond, conditional, readings, untested
+from ..claims import ClaimLog, conditional, readings, untested
 from .mukhoti import HISTORY_METHODS
 
 PAPER = "komisarenko2024"
@@ -373,7 +373,8 @@ def rules(acc_tol: float = 1e-6, max_loss_share: float = 0.5, ece_gain: float = 
                   _close_to_linear(min_r2),
                   f"per focal-loss model, T chosen by validation ECE for each gamma_ev of the grid: R² of a straight "
                   f"line >= {min_r2:g} (T, and 1/T)"),
-        cmp.Claim("The post-hoc temperature of focal-loss models is about 1", "Sec. 4.1", _focal_t_near_one(t_tolerance),
+        cmp.Claim("The post-hoc temperature of focal-loss models is about 1", "Sec. 4.1",
+                  _focal_t_near_one(t_tolerance),
                   f"|T - 1| <= {t_tolerance:g} for the TS temperature of focal models with gamma_tr <= 3"),
     )
 

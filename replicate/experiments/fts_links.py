@@ -145,9 +145,10 @@ def printed_link(paper: pd.DataFrame, pairs: pd.DataFrame, grid_min: float, log_
     if consistent:
         text = (f"the printed log-loss column did not come from the authors' link with selection by log-loss: none "
                 f"of its {len(sel)} FTS temperatures sits at a grid minimum (they range from {sel['T'].min():.2f} "
-                f"to {sel['T'].max():.2f}) and its log-loss stays within {gaps.max():.2f} nats of TS, whereas the "
-                f"guard drives the selection to the smallest T and the log-loss towards 0 once most rows overflow; "
-                f"it most likely used the intended map (or a guard that never fired on those logits)")
+                f"to {sel['T'].max():.2f}) and its log-loss stays within {gaps.max():.2f} nats of TS, whereas on a "
+                f"confident model that selection runs to the grid's smallest T, where most rows overflow and score "
+                f"almost no log-loss; it most likely used the intended map (or a guard that never fired on their "
+                f"logits)")
     else:
         text = (f"the printed log-loss column is consistent with the authors' link: {at_min} of its {len(sel)} FTS "
                 f"temperatures sit at a grid minimum or its log-loss departs from TS by up to {gaps.max():.2f} nats")
