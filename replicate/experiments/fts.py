@@ -163,7 +163,11 @@ def _gamma_tr_rows(f, block):
 
 
 def _name(key: str) -> str:
-    return cmp.short(key) if key in cmp.METHODS else {"adafocal": "AdaFocal"}.get(key, key)
+    """The short label of a method; the full label where two methods share a short one (AdaFocal's rules)."""
+    if key not in cmp.METHODS:
+        return {"adafocal": "AdaFocal"}.get(key, key)
+    m = cmp.METHODS[key]
+    return m.label if sum(o.short == m.short for o in cmp.METHODS.values()) > 1 else m.short
 
 
 # ----------------------------------------------------------------------------- the paper's conclusions
