@@ -60,7 +60,7 @@ def test_metadata(tables):
         for t in ts:
             assert metric in set(tables[t]["metric"]), (metric, t)
     every = pd.concat(tables.values())
-    assert info["closest_model"]["image"] in set(every["model"]) and info["closest_model"]["text"] in set(every["model"])
+    assert {info["closest_model"]["image"], info["closest_model"]["text"]} <= set(every["model"])
     for lab in every["dataset"].unique():
         assert labels.is_mapped(lab, "dataset", info.get("dataset_keys")), lab
     for lab in every["model"].unique():

@@ -59,7 +59,7 @@ def test_metadata(tables):
             assert metric in set(tables[t]["metric"]), (metric, t)
     assert "table3" not in {t for ts in info["metric_tables"].values() for t in ts}  # swapped labels
     every = pd.concat(tables.values())
-    assert info["closest_model"]["image"] in set(every["model"]) and info["closest_model"]["text"] in set(every["model"])
+    assert {info["closest_model"]["image"], info["closest_model"]["text"]} <= set(every["model"])
     for lab in every["dataset"].unique():
         assert labels.is_mapped(lab, "dataset", info.get("dataset_keys")), lab
     for lab in every["model"].unique():

@@ -182,7 +182,7 @@ CIFAR-100 | WideResnet | 3.73 1.73 1.81 1.63
         "number": 4, "metric": "ece", "lines": (257, 267),
         "caption": "Ablation Study. Variants of q_j in Dual Focal Loss. Experiments are conducted on the ResNet-50 "
                    "on CIFAR-10.",
-        "columns": [("dual_focal", "Dual Focal Loss", "ece", False), ("dual_focal", "Dual Focal Loss", "adaece", False)],
+        "columns": [("dual_focal", "Dual Focal Loss", m, False) for m in ("ece", "adaece")],
         "notes": "Ablation of the dual logit q_j (Eq. 3), ECE and AdaECE (%) before temperature scaling. setting = "
                  "'<variant group>: <dual logit>' as printed ($q_{gt}$ written q_gt). Every row is stored under "
                  "method dual_focal; the 'Focal loss: +0.0' row is plain focal loss (its numbers are FLSD-53's, "
@@ -422,9 +422,8 @@ CIFAR-10 | ResNet-50 | 4.4±0.15 1.81±0.07 4.51±0.06 3.01±0.13 4.45±0.15 1.4
     "table13": {
         "number": 13, "metric": "ece", "lines": (582, 588),
         "caption": "Gamma Selection",
-        "columns": [("dual_focal", "Dual Focal Loss", "accuracy", False), ("dual_focal", "Dual Focal Loss", "ece", False),
-                    ("dual_focal", "Dual Focal Loss", "ece", True), ("dual_focal", "Dual Focal Loss", "adaece", False),
-                    ("dual_focal", "Dual Focal Loss", "classwise_ece", False)],
+        "columns": [("dual_focal", "Dual Focal Loss", m, s) for m, s in
+                    (("accuracy", False), ("ece", False), ("ece", True), ("adaece", False), ("classwise_ece", False))],
         "notes": "Appendix I: DFL with fixed gamma, ResNet-50 on CIFAR-10 (given by the text); setting 'gamma=N'. "
                  "Metric accuracy = test accuracy (%) as printed (not error); ECE(T) = post-T ECE, T not printed. The "
                  "gamma=5 row is the DFL model of Tables 1, 2, 5 and 6: it equals their cells after truncation, not "
