@@ -45,7 +45,7 @@ def push_figure(rep):
     ax.plot(p, -sl["detached"], label="what training uses, g(p, γ_n)/p")
     ax.plot(p, 1 / p, color="grey", ls="--", label="cross-entropy, 1/p")
     ax.set(xlabel="p", ylabel="push towards larger p", ylim=(0, 12), xlim=(0.5, 1),
-           title="Figure D: CalFocal λ = 100, A_val = 0.8 (formula)")
+           title=f"Figure D: CalFocal λ = 100, A_val = 0.8 (formula; profile {rep.profile})")
     ax.legend()
     return fig
 
@@ -92,7 +92,7 @@ def dynamics_figure(rep, calfocal_lam: float = 10.0):
         axes[1, j].set(xlabel="epoch", ylabel="γ_t" if j == 0 else None)
     axes[1, 0].legend(fontsize=8)
     fig.suptitle("Figure E: γ dynamics on simulated gaps (rp.losses.adafocal_gamma_update; "
-                 "symmetric log scale, linear inside ±0.2)", fontsize=10)
+                 f"symmetric log scale, linear inside ±0.2; profile {rep.profile})", fontsize=10)
     return fig
 
 
@@ -104,6 +104,6 @@ def closed_loop_figure(rep):
         ax.plot(r["gamma"], label=f"λ = {lam} (factor {d['factors'][lam]:+.2f})", lw=0.8 if lam >= 30 else 2)
     ax.axhline(d["g_star"], color="grey", ls="--", lw=0.8, label="γ° (zero gap)")
     ax.set(xlabel="epoch", ylabel="γ_t", yscale="log",
-           title="Figure F: closed-loop toy, A_train = 0.99, A_val = 0.90 (Eq. 4 with λ)")
+           title=f"Figure F: closed-loop toy, A_train = 0.99, A_val = 0.90 (Eq. 4 with λ; profile {rep.profile})")
     ax.legend(fontsize=8)
     return fig

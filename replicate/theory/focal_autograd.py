@@ -5,7 +5,7 @@
   scale spreads the predicted probabilities over (0, 1)) and labels that are the
   predicted class for half of the images and random for the other half;
 - :func:`gradient_factor_autograd`: per-sample gradients of focal loss and cross-entropy
-  (``torch.func``), for the last layer (the paper's statement) or every parameter.
+  (``torch.autograd``), for the last layer (the paper's statement) or every parameter.
 """
 from __future__ import annotations
 
@@ -52,7 +52,6 @@ def gradient_factor_autograd(model, x, y, gamma: float, *, params: str = "fc") -
     import copy
 
     import torch
-    from torch.func import functional_call, grad, vmap
 
     if params not in ("fc", "all"):
         raise ValueError(f"params must be 'fc' or 'all', got {params!r}")
@@ -66,22 +65,19 @@ def gradient_factor_autograd(model, x, y, gamma: float, *, params: str = "fc") -
         if not torch.allclose(net.fc(feats), full, rtol=1e-9, atol=1e-9):
             raise ValueError("model must satisfy model(x) == model.fc(model.features(x))")
     module, inputs = (net.fc, feats) if params == "fc" else (net, x)
-    prm = {k: v.detach() for k, v in module.named_parameters()}
+    names, prm = zip(*sorted(module.named_parameters()))
 
-    def loss(pr, inp, yy, focal: bool):
-        logp = torch.log_softmax(functional_call(module, pr, (inp[None],))[0], -1)
-        lp = logp.gather(0, yy[None])[0]
-        if not focal:
-            return -lp
-        return -(1.0 - lp.exp()) ** gamma * lp
+    def per_sample(i: int):  # one backward pass per loss and sample: plain autograd, no torch.func warm-up
+        lp = torch.log_softmax(module(inputs[i:i + 1])[0], -1)[y[i]]
+        out = []
+        for value in (-(1.0 - lp.exp()) ** gamma * lp, -lp):
+            grads = torch.autograd.grad(value, prm, retain_graph=True)
+            out.append(torch.cat([g.reshape(-1) for g in grads]))
+        return out
 
-    def per_sample(focal: bool):
-        gd = vmap(grad(lambda pr, inp, yy: loss(pr, inp, yy, focal)), (None, 0, 0))(prm, inputs, y)
-        return torch.cat([gd[k].reshape(gd[k].shape[0], -1) for k in sorted(gd)], 1)
-
-    g_f, g_c = per_sample(True), per_sample(False)
+    g_f, g_c = (torch.stack(v) for v in zip(*(per_sample(i) for i in range(len(y)))))
     with torch.no_grad():
         p = torch.softmax(full, -1).gather(1, y[:, None])[:, 0]
     ratio = (g_f * g_c).sum(1) / (g_c * g_c).sum(1)
-    return {"grad_focal": g_f.numpy(), "grad_ce": g_c.numpy(), "p": p.numpy(),
-            "ratio": ratio.numpy()}
+    return {"grad_focal": g_f.detach().numpy(), "grad_ce": g_c.detach().numpy(), "p": p.numpy(),
+            "ratio": ratio.detach().numpy()}

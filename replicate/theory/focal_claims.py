@@ -26,7 +26,7 @@ PAPER, CHAPTER = "mukhoti2020", "theory_focal_loss"
 SIZES = {
     "smoke": dict(n_p0=50, n_grid=201, n_random=2_000, n_autograd=8, n_autograd_all=2, n_items=6,
                   n_k100=99, spreads=(0.5,)),
-    "cpu": dict(n_p0=500, n_grid=2001, n_random=20_000, n_autograd=64, n_autograd_all=8, n_items=24,
+    "cpu": dict(n_p0=500, n_grid=2001, n_random=20_000, n_autograd=64, n_autograd_all=4, n_items=24,
                 n_k100=980, spreads=(0.2, 0.5, 1.0)),
     "paper": dict(n_p0=2000, n_grid=4001, n_random=100_000, n_autograd=128, n_autograd_all=16, n_items=96,
                   n_k100=3920, spreads=(0.1, 0.2, 0.3, 0.5, 0.75, 1.0)),

@@ -38,7 +38,11 @@ def prop1_figure(rep):
     return fig
 
 
-def figure_4a(n_grid: int = 2001, gammas=FIG4A_GAMMAS, slope_gammas=(0.5, 1, 3)):
+def _profile(profile) -> str:
+    return f"; profile {profile}" if profile else ""
+
+
+def figure_4a(n_grid: int = 2001, gammas=FIG4A_GAMMAS, slope_gammas=(0.5, 1, 3), profile: str | None = None):
     """(a) ``g(p, gamma)`` from the formula (their Fig. 4a); (b) its slope, Eq. 7."""
     p = np.linspace(0, 1, n_grid)
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.9))
@@ -53,7 +57,7 @@ def figure_4a(n_grid: int = 2001, gammas=FIG4A_GAMMAS, slope_gammas=(0.5, 1, 3))
     b.axhline(0, color="grey", lw=0.8)
     b.set(xlabel="p", ylabel="dg/dp (Eq. 7)", ylim=(-6, 3), title="(b) the slope: for γ > 1 it returns to 0 at p = 1")
     b.legend()
-    fig.suptitle("g(p, γ) and its slope, from the formulas", fontsize=10)
+    fig.suptitle(f"g(p, γ) and its slope, from the formulas{_profile(profile)}", fontsize=10)
     return fig
 
 
@@ -78,7 +82,7 @@ def lambert_figure(rep):
     return fig
 
 
-def schedule_figure(n_grid: int = 2001):
+def schedule_figure(n_grid: int = 2001, profile: str | None = None):
     """Gradient factor ``g(p, gamma(p))`` of FLSD-53 and FLSD-532, with the crossing points of 5 and 3."""
     pp = np.linspace(1e-4, 1 - 1e-4, n_grid)
     flsd53 = np.where(pp < 0.2, 5.0, 3.0)
@@ -90,7 +94,7 @@ def schedule_figure(n_grid: int = 2001):
     for pc in (gradient_threshold(5.0), gradient_threshold(3.0)):
         ax.axvline(pc, color="grey", lw=0.6, ls=":")
     ax.set(xlabel="p", ylabel="g(p, γ(p))", ylim=(0, 1.4),
-           title="Figure B: gradient factor of the sample-dependent schedules (formula)")
+           title=f"Figure B: gradient factor of the sample-dependent schedules (formula{_profile(profile)})")
     ax.legend()
     return fig
 
@@ -133,7 +137,8 @@ def figure_5(rep):
         ax.set(xlabel="iteration (symmetric log scale)", ylabel=lab, title=ttl)
     axes[0].legend()
     n = len(rep.data["linear"]["y"])
-    fig.suptitle(f"Fig. 5 regenerated: logistic regression, {n} synthetic points, 10% flipped labels", fontsize=10)
+    fig.suptitle(f"Fig. 5 regenerated: logistic regression, {n} synthetic points, 10% flipped labels, seed 0 "
+                 f"(profile {rep.profile})", fontsize=10)
     return fig
 
 
@@ -155,6 +160,6 @@ def figure_6(rep):
         ax.plot(grid, -w[0] / w[1] * grid, color="k")
         ax.set(xlim=(-3, 3), ylim=(-3, 3), title=f"({tag}) {name}: f_w(x)")
     axes[1].legend(loc="lower right")
-    fig.suptitle("Fig. 6 regenerated: confidence of mistakes and decision boundaries "
-                 "(same synthetic data; colour = predicted probability of class 1)", fontsize=10)
+    fig.suptitle("Fig. 6 regenerated: confidence of mistakes and decision boundaries (same synthetic data, "
+                 f"test seed 1; colour = predicted probability of class 1; profile {rep.profile})", fontsize=10)
     return fig
