@@ -196,7 +196,8 @@ def engine_mode(mode, splits, args, device) -> dict:
 def describe_device(device) -> str:
     if device.type == "cuda":
         p = torch.cuda.get_device_properties(device)
-        return f"{p.name} ({p.total_memory / 2**30:.0f} GiB), CUDA {torch.version.cuda}, cuDNN {torch.backends.cudnn.version()}"
+        return (f"{p.name} ({p.total_memory / 2**30:.0f} GiB), CUDA {torch.version.cuda}, "
+                f"cuDNN {torch.backends.cudnn.version()}")
     return f"CPU {platform.processor() or platform.machine()} ({torch.get_num_threads()} threads)"
 
 
@@ -208,8 +209,9 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default=None, help="network (default resnet50; tiny_cnn with --smoke)")
     ap.add_argument("--epochs", type=int, default=None, help="epochs per mode (default 3; 2 with --smoke)")
     ap.add_argument("--batch-size", type=int, default=128)
-    ap.add_argument("--workers", type=int, default=None, help="DataLoader workers of the reference (default 4; 0 smoke)")
-    ap.add_argument("--profile-steps", type=int, default=None, help="steps profiled per mode (default 20; 3 smoke)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="DataLoader workers of the reference (default 4; 0 with --smoke)")
+    ap.add_argument("--profile-steps", type=int, default=None, help="steps profiled per mode (default 20; 2 smoke)")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--json", help="also write the results to this JSON file")
     args = ap.parse_args(argv)

@@ -178,7 +178,8 @@ def _cmd_pack(args) -> int:
         frame = runs.list_runs("results")
         keys = frame.loc[frame["profile"] == args.profile, "key"].tolist()
     if not keys:
-        raise ValueError("nothing to pack: give run keys, --chapter CHAPTER or --profile P with finished runs in results/")
+        raise ValueError("nothing to pack: give run keys, --chapter CHAPTER or --profile P "
+                         "with finished runs in results/")
     paths = runs.pack(keys, args.output, store="results", max_bytes=int(args.max_mib * 2**20))
     for path in paths:
         print(f"packed {path} ({path.stat().st_size / 2**20:.2f} MiB)")

@@ -71,8 +71,10 @@ def test_book_build_executes_each_chapter_at_its_chosen_profile(monkeypatch, tmp
     calls, logs = {}, []
     monkeypatch.setattr(runner, "execute", lambda src, tgt, profile=None, **k: calls.__setitem__(src.stem, profile))
     monkeypatch.setattr(runner, "build_html", lambda base, **k: base / "index.html")
-    monkeypatch.setattr(runner, "showable_profile",
-                        lambda src, d: ("gpu", "all 22 runs") if src.stem == "exp_focal_loss" else (None, "trains nothing"))
+    def showable(src, defaults):
+        return ("gpu", "all 22 runs") if src.stem == "exp_focal_loss" else (None, "trains nothing")
+
+    monkeypatch.setattr(runner, "showable_profile", showable)
     monkeypatch.setenv(runner.BOOK_DIR_ENV, str(tmp_path))
     runner.build(log=logs.append)
     assert calls["exp_focal_loss"] == "gpu"

@@ -141,6 +141,9 @@ def reference_validation_bins(val_logits: torch.Tensor, val_labels: torch.Tensor
     Returns float64 arrays: ``edges`` (what the authors store and look training samples up
     in), ``edges_float32`` (the same rounded to float32: the edges the validation bins
     actually use), ``count``, ``confidence`` and ``accuracy`` per bin (NaN where empty).
+    Where a result can still differ from theirs: the float32 softmax and means are this
+    PyTorch version's kernels (another version, or a GPU's log-softmax against a CPU's,
+    may round a last bit differently).
     """
     z = val_logits.detach().float()
     logc, pred = torch.log_softmax(z, dim=1).max(dim=1)

@@ -122,7 +122,8 @@ class EpochSteps:
         if engine != "eager":
             self.idx = torch.zeros(b, dtype=torch.int64, device=device)
             gdev = g_aug.device if g_aug is not None else device
-            self.draws = (torch.zeros(b, dtype=torch.int64, device=gdev), torch.zeros(b, dtype=torch.int64, device=gdev),
+            self.draws = (torch.zeros(b, dtype=torch.int64, device=gdev),
+                          torch.zeros(b, dtype=torch.int64, device=gdev),
                           torch.zeros(b, dtype=torch.float32, device=gdev))
             if self.image:
                 self.mean = torch.tensor(_info(info, "mean"), dtype=torch.float32, device=device)
