@@ -47,7 +47,9 @@ def train_within(configs, seconds: float | None = None, *, store: str = "auto", 
 
     Every configuration is validated before anything trains. A run stops before an epoch
     that would not end within the budget (:class:`replicate.training.TrainingPaused`); the
-    runs after it are not started. ``seconds`` None: no limit.
+    runs after it are not started. A new run is not started either when less than twice
+    the longest epoch trained so far in this call is left (its first epoch also pays for
+    the warm-up and the graph capture). ``seconds`` None: no limit.
     """
     from .. import training
     from .store import find, get_or_train
@@ -62,24 +64,27 @@ def train_within(configs, seconds: float | None = None, *, store: str = "auto", 
     deadline = None if seconds is None else time.monotonic() + float(seconds)
     report = SessionReport(total=len(unique))
     keys = list(unique)
+    longest = 0.0
     for i, key in enumerate(keys):
         cfg = unique[key]
         if find(cfg) is not None:
             get_or_train(cfg, store=store, progress="none", device=device, engine=engine)  # promotes if cached
             report.loaded.append(key)
             continue
-        if deadline is not None and time.monotonic() >= deadline:
+        if deadline is not None and time.monotonic() + 2 * longest >= deadline:
             report.paused, report.paused_at = key, "not started"
             report.not_started = keys[i + 1:]
             break
         try:
-            get_or_train(cfg, store=store, progress=progress, device=device, engine=engine, deadline=deadline,
-                         deterministic=deterministic)
+            run = get_or_train(cfg, store=store, progress=progress, device=device, engine=engine, deadline=deadline,
+                               deterministic=deterministic)
         except training.TrainingPaused as err:
             report.paused, report.paused_at = key, f"after epoch {err.epochs_done}/{err.epochs}"
             report.not_started = keys[i + 1:]
             break
         report.trained.append(key)
+        this_call = run.history[run.provenance.get("resumed_from_epoch", 0):]
+        longest = max([longest, *(r.get("seconds", 0.0) for r in this_call)])
         if log:
             log(f"[{i + 1}/{len(keys)}] finished run {key} ({cfg.dataset} {cfg.loss} seed {cfg.seed})")
     if log:
