@@ -349,6 +349,9 @@ class AdaDualFocal(AdaFocal):
     = ``p_y - p_j``, looked up in bins of validation top-1 confidence; ``bin_key="p_true"``
     uses ``p_y`` as AdaFocal does. With ``variant="code"`` a negative gamma uses
     ``(1 + p_y - p_j)^|gamma|`` - our extension by analogy with inverse focal, not in the paper.
+    As for AdaFocal, the default ``bin_rule="inclusive"`` is the package's own validation
+    binning and ``bin_rule="reference"`` the authors' float32 one (the DFL code bins its
+    validation set with the same ``adaECE`` routine).
     """
 
     name = "adadual_focal"
