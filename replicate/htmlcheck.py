@@ -11,6 +11,8 @@ page fails on:
 ``link``       an internal link to a page or file that does not exist, or to an anchor
                (``#id``) that the target page does not have;
 ``image``      an image that did not load (``naturalWidth == 0``);
+``solution``   an exercise solution (sphinx-exercise ``.solution``) shown open when the page
+               loads, instead of folded;
 ``javascript`` an uncaught exception or a console error;
 ``resource``   a local file the page loads that answers an HTTP error;
 ``network``    a request to a host other than the local server.
@@ -41,7 +43,7 @@ CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrom
 LAUNCH_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync")
 SKIP_DIRS = ("_static", "_sources", "_images", "_sphinx_design_static", ".doctrees", "jupyter_execute")
-KINDS = ("math", "math-error", "link", "image", "javascript", "resource", "network")
+KINDS = ("math", "math-error", "link", "image", "solution", "javascript", "resource", "network")
 
 # Runs in the page after it loaded (and after MathJax finished typesetting).
 _INSPECT_JS = r"""
@@ -65,10 +67,15 @@ async () => {
     .map(e => e.getAttribute('data-mjx-error') || snippet(e.textContent));
   const images = [...document.images].filter(i => !i.naturalWidth)
     .map(i => i.getAttribute('src') || '(no src)');
+  const shown = e => e.getBoundingClientRect().height > 0 && getComputedStyle(e).visibility !== 'hidden'
+    && (!e.checkVisibility || e.checkVisibility({opacityProperty: true, visibilityProperty: true}));
+  const openSolutions = [...document.querySelectorAll('.solution')]
+    .filter(s => [...s.children].some(c => !c.classList.contains('admonition-title') && shown(c)))
+    .map(s => s.id || snippet(s.textContent));
   const ids = [...document.querySelectorAll('[id]')].map(e => e.id)
     .concat([...document.querySelectorAll('a[name]')].map(e => e.getAttribute('name')));
   const links = [...document.querySelectorAll('a[href]')].map(a => a.href);
-  return {untypeset, texText, errors, images, ids, links};
+  return {untypeset, texText, errors, images, openSolutions, ids, links};
 }
 """
 _MATHJAX_READY_JS = """
@@ -221,6 +228,8 @@ def _check_page(browser, origin: str, rel: str, timeout_s: float) -> tuple[list[
         add("math-error", f"TeX error: {err}")
     for src in found["images"]:
         add("image", f"image did not load: {src}")
+    for sol in found["openSolutions"]:
+        add("solution", f"exercise solution shown open on load (give it :class: dropdown): {sol}")
     return problems, found
 
 
