@@ -88,8 +88,6 @@ async () => {
   return 'typeset';
 }
 """
-
-
 _REDIRECT = re.compile(r"""<meta\s+http-equiv=["']refresh["']\s+content=["']\d+;\s*url=([^"']+)["']""", re.I)
 
 
@@ -137,11 +135,6 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@functools.cache
-def _handler_for(root: str):
-    return functools.partial(_QuietHandler, directory=root)
-
-
 class _HTTPServer(http.server.ThreadingHTTPServer):
     def handle_error(self, request, client_address) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):  # a tab closed mid-transfer is no error
@@ -152,7 +145,7 @@ class _Server:
     """``http.server`` serving ``root`` on 127.0.0.1 (a free port) in a daemon thread."""
 
     def __init__(self, root: Path):
-        self.httpd = _HTTPServer(("127.0.0.1", 0), _handler_for(str(root)))
+        self.httpd = _HTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root)))
         self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
