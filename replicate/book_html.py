@@ -2,14 +2,17 @@
 
 ``_config.yml`` loads it with ``sphinx: extra_extensions: [replicate.book_html]``.
 
-**MathJax with no network.** Sphinx loads MathJax from a CDN by default (``sphinx.ext.mathjax.MATHJAX_URL``), so
-a book opened offline shows raw TeX. Here every HTML build copies MathJax into
-``_build/html/_static/mathjax/`` and points ``mathjax_path`` there; the book then works the
-same from a local folder, a laptop without network and GitHub Pages.
+**MathJax with no network.** Sphinx loads MathJax from a CDN by default
+(``sphinx.ext.mathjax.MATHJAX_URL``), so a book opened offline shows raw TeX. Here every
+HTML build copies MathJax into ``_build/html/_static/mathjax/`` and points ``mathjax_path``
+there; the book then works the same from a local folder (``file://`` too), a machine
+without network and GitHub Pages.
 
-The files come from the PyPI package ``django-static-mathjax`` (import name ``mathjax``), a
-packaging of the MathJax project's own 3.2.2 ``es5`` build (Apache-2.0; it does not need
-Django). Nothing is vendored in this repository. Copied: the component Sphinx uses by
+The files come from the PyPI package ``django-static-mathjax`` 3.2.2 (import name
+``mathjax``; Apache-2.0; it does not need Django), which ships the MathJax team's
+``mathjax-full`` 3.2.2 distribution: the source and its ``es5`` build. (Its ``es5`` files
+are built from the same 3.2.2 source as the npm package ``mathjax@3.2.2`` but minified
+separately, so they are not byte-identical to it.) Nothing is vendored in this repository. Copied: the component Sphinx uses by
 default, ``tex-mml-chtml.js``, and the folders it loads from on demand (TeX and MathML
 extensions, the CHTML fonts, the accessibility menu and its speech rules); left out: the
 other combined components and the SVG output (about 7 MB copied instead of 24 MB).
