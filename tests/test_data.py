@@ -543,6 +543,26 @@ def test_generated_data_dir_never_mixes_with_real_files(tmp_path):
         load("cifar10", data_dir=root, download=False)
 
 
+def test_read_only_generated_dir_extracts_and_caches_in_a_folder_of_its_own(tmp_path):
+    from replicate.data import archives, generated
+
+    root = tmp_path / "gen"
+    root.mkdir()
+    generated.write_marker(root, ("20newsgroups",))
+    generated.write_20newsgroups(root, train_per_group=2, test_per_group=1)
+    os.chmod(root, 0o555)
+    try:
+        for _ in range(2):  # the second load finds the extraction and the cache
+            s = load("20newsgroups", data_dir=root, split="none", max_len=20)
+            assert s.info.generated and len(s.train[1]) == 40
+    finally:
+        os.chmod(root, 0o755)
+    own = archives.fallback_dir(root)
+    assert own.parent == tmp_path / "cache" / "data" and own.name.startswith("generated-")
+    assert files_under(tmp_path / "cache" / "data") == [own.name] + [f"{own.name}/{f}" for f in files_under(own)]
+    assert (own / "20news-bydate" / "20news-bydate-train").is_dir()
+
+
 def test_write_data_dir_refuses_folders_that_may_hold_real_data(tmp_path):
     from replicate.data import generated
 

@@ -11,14 +11,15 @@
   into place only when the extraction succeeded; a truncated or corrupted archive
   raises :class:`DataArchiveError` and leaves nothing behind.
 * A data directory holding the marker file :data:`GENERATED_MARKER` holds generated
-  test data (:mod:`replicate.data.generated`): it is searched alone (no fallback to the
-  cache folder, so generated and real files never mix), nothing is ever downloaded into
-  it, and ``data.load`` labels what it reads "(generated test data)".
+  test data (:mod:`replicate.data.generated`): its fallback folder is its own (generated
+  and real files never mix), nothing is ever downloaded into it, and ``data.load``
+  labels what it reads "(generated test data)".
 * Every error message here is one line naming the file, what it should be and where
   it comes from, so that the command line can print it as ``replicate: error: ...``.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import pickle
@@ -69,8 +70,18 @@ def is_writable(folder: Path) -> bool:
     return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK) and bool(mode & 0o222)
 
 
+def fallback_dir(root: Path) -> Path:
+    """Where files for the data directory ``root`` go when it is read-only: ``cache_dir()/data``,
+    or for a generated data directory a folder of its own below it (generated and real
+    files never share a folder)."""
+    base = config.cache_dir() / "data"
+    if is_generated(root):
+        return base / f"generated-{hashlib.sha1(str(Path(root).resolve()).encode()).hexdigest()[:12]}"
+    return base
+
+
 def writable_dir(root: Path) -> Path:
-    """``root`` if it is (or can be made) a writable folder, else ``cache_dir()/data``."""
+    """``root`` if it is (or can be made) a writable folder, else :func:`fallback_dir`."""
     try:
         if not root.exists():
             root.mkdir(parents=True, exist_ok=True)
@@ -78,7 +89,7 @@ def writable_dir(root: Path) -> Path:
             return root
     except OSError:
         pass
-    fallback = config.cache_dir() / "data"
+    fallback = fallback_dir(root)
     fallback.mkdir(parents=True, exist_ok=True)
     return fallback
 
@@ -88,17 +99,12 @@ def is_generated(root: str | os.PathLike) -> bool:
     return (Path(root) / GENERATED_MARKER).is_file()
 
 
-def cache_dirs(root: Path) -> list[Path]:
-    """Folders searched for decoded caches: the data directory, then ``cache_dir()/data``."""
-    dirs = [root, config.cache_dir() / "data"]
-    return [d for i, d in enumerate(dirs) if d not in dirs[:i]]
-
-
 def search_dirs(root: Path) -> list[Path]:
-    """Folders searched for data files: the data directory, then ``cache_dir()/data``
-    (where downloads go when the data directory is read-only); a generated data
-    directory alone."""
-    return [root] if is_generated(root) else cache_dirs(root)
+    """Folders searched for data files and decoded caches: the data directory, then
+    :func:`fallback_dir` (where downloads, extractions and caches go when the data
+    directory is read-only)."""
+    dirs = [root, fallback_dir(root)]
+    return [d for i, d in enumerate(dirs) if d not in dirs[:i]]
 
 
 def find_first(root: Path, *relative: str) -> Path | None:
@@ -166,7 +172,7 @@ def fingerprint(*paths: Path) -> str:
 
 def load_cached(root: Path, filename: str, key: str) -> dict[str, np.ndarray] | None:
     """Arrays of the first cache ``filename`` whose stored key equals ``key``, else None."""
-    for d in cache_dirs(root):
+    for d in search_dirs(root):
         path = d / filename
         if not path.is_file():
             continue
