@@ -12,7 +12,7 @@
 
 The settings go into ``os.environ`` for the whole session, so the kernels that execute
 the chapters (``tests/test_book.py``) inherit them. ``pytest`` prints which data is used
-in its header.
+in its header and at the end.
 """
 from __future__ import annotations
 
@@ -36,12 +36,20 @@ def real_data_dir() -> Path | None:
     return None
 
 
-def pytest_report_header(config):
+def data_line() -> str:
     root = real_data_dir()
     if root is not None:
         return f"data: real data directory {root}"
     return (f"data: no real data directory ({rconfig.DATA_ENV} unset, or {rconfig.data_dir()} missing or empty): "
             f"tests and chapter smoke runs use generated test data in the official formats")
+
+
+def pytest_report_header(config):
+    return data_line()
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(data_line())
 
 
 @pytest.fixture(scope="session", autouse=True)
