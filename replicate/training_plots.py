@@ -279,7 +279,7 @@ def test_split(run):
     stored = run.logits("test")[1]
     if not np.array_equal(np.asarray(y), stored):
         trained = run.data.get("name", "unknown")
-        raise DataMismatch(f"run {run.key} was trained on {trained}; the data found now ({getattr(splits.info, "display_name", "unknown")}) "
+        raise DataMismatch(f"run {run.key} was trained on {trained}; the data found now ({getattr(splits.info, 'display_name', 'unknown')}) "
                            f"gives other test samples, so its test images cannot be shown")
     return x, np.asarray(y), splits.info
 
