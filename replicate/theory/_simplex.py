@@ -98,7 +98,8 @@ def pairwise_directions(k: int) -> np.ndarray:
 
 def pattern_search(risk: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: np.ndarray,
                    params: np.ndarray, dirs: np.ndarray | None = None, *, step: float = 1e-2,
-                   tol: float = 1e-12, max_iter: int = 400) -> tuple[np.ndarray, np.ndarray]:
+                   tol: float = 1e-12, max_iter: int = 400,
+                   stop_below: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised compass search on the simplex from the rows of ``x0`` (any K).
 
     Each iteration tries ``x + step * d`` for every direction ``d`` (rows of ``dirs``,
@@ -106,7 +107,8 @@ def pattern_search(risk: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: np.
     ``risk`` and stays in the simplex, and halves the row's step otherwise, until the step
     is below ``tol``. ``risk(q, p)`` as in :func:`minimize_on_simplex`. Returns the points
     and their risks; it only ever moves downhill, so a returned risk below a reference value
-    certifies that the reference point is not a minimiser.
+    certifies that the reference point is not a minimiser (``stop_below``: per-row values
+    at which a row stops searching, for such certificates).
     """
     x = np.array(x0, dtype=np.float64)
     params = np.asarray(params, dtype=np.float64)
@@ -116,6 +118,8 @@ def pattern_search(risk: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: np.
     rows = np.arange(len(x))
     for _ in range(int(max_iter)):
         active = steps > tol
+        if stop_below is not None:
+            active &= ~(fx < stop_below)
         if not active.any():
             break
         cand = x[:, None, :] + steps[:, None, None] * dirs[None]

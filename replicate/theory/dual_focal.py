@@ -394,17 +394,3 @@ def paper_eq9_posterior(q, gamma):
     np.put_along_axis(is_j, order[..., 1:2], True, -1)
     h = q / np.where(is_j, 1.0, phi)
     return h / h.sum(-1, keepdims=True)
-
-
-
-_STUDY = ("SIZES", "binary_minimizer_curve", "binary_tie_threshold", "eq9_check", "lemma1_check",
-          "posterior_study", "region_grid")
-
-
-def __getattr__(name: str):
-    """The chapter's study tables live in :mod:`replicate.theory.dual_focal_study`."""
-    if name in _STUDY:
-        from . import dual_focal_study
-
-        return getattr(dual_focal_study, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
