@@ -54,6 +54,11 @@ class DualFocalStudy:
     log: ClaimLog = None
 
 
+def _ties(literal, tie_free):
+    """One verdict from the two readings of ties in Eq. 3."""
+    return readings(**{"Eq. 3 literally": literal, "tie-free infimum": tie_free})
+
+
 def _fig1(st: DualFocalStudy) -> None:
     kp = {k: float(x) for k, x in phi_key_points(1.0, 0.3).items()}
     kp_fl = {k: float(x) for k, x in phi_key_points(1.0, 0.0).items()}
@@ -114,7 +119,7 @@ def _binary(st: DualFocalStudy) -> None:
     kept = all(bool((q > 0.5).all()) for q in tie_free.values())
     st.numbers.update({f"tie_thr_{int(g)}": t for g, t in thr.items()})
     st.numbers["tie_free_min"] = float(min(q.min() for q in tie_free.values()))
-    verdict = readings(ties_strict=check(max(thr.values()) <= 0.5 + 1e-9), tie_free=check(kept))
+    verdict = _ties(check(max(thr.values()) <= 0.5 + 1e-9), check(kept))
     st.numbers["v_thm1_binary"] = verdict.verdict
     st.log.at(SECTIONS["binary"]).add(
         "DFL is classification-calibrated, with a strictly order-preserving minimiser (K = 2)", "Thm. 1",
@@ -143,8 +148,8 @@ def _three(st: DualFocalStudy) -> None:
             f"Eq. 3 literally: top two tie in {strict2['top-two tie']:.0%}, Bayes class singled out in "
             f"{strict2['Bayes class recovered']:.0%}; tie-free: order violated in {limit2['order violated']:.0%} "
             f"(pinned case: risk {r_cx:.5f} vs {r_ord:.5f} for the best order-respecting q)",
-            readings(ties_strict=check(strict2["Bayes class recovered"] == 1),
-                     tie_free=check(limit2["order violated"] == 0 and r_cx >= r_ord - 1e-12))).verdict
+            _ties(check(strict2["Bayes class recovered"] == 1),
+                  check(limit2["order violated"] == 0 and r_cx >= r_ord - 1e-12))).verdict
     chk = eq9_check(det["eta"], det[(2.0, "DFL, tie-free infimum")], 2.0)
     st.numbers.update(eq9_err=float(chk["Eq. 9 error"].mean()), eq9_max=float(chk["Eq. 9 error"].max()),
                       stat_err=float(chk["stationarity error"].max()), n_eq9=len(chk))
@@ -189,8 +194,7 @@ def _rules(st: DualFocalStudy) -> None:
     st.numbers["v_rule_dfl"] = log.add("max q* ≥ v_uc(γ, C) ⇒ η-UC (DFL)", "Ineq. 11, Sec. 4.2", "DFL brute-force minimisers, K = 3, γ ∈ {1, 2}",
             "share under-confident in the region: Eq. 3 literally " + ", ".join(
                 f"{strict[g][uc]:.0%}" for g in strict) + "; tie-free " + ", ".join(f"{free[g][uc]:.0%}" for g in free),
-            readings(ties_strict=check(all(strict[g][uc] == 1 for g in strict)),
-                     tie_free=check(all(free[g][uc] == 1 for g in free)))).verdict
+            _ties(check(all(strict[g][uc] == 1 for g in strict)), check(all(free[g][uc] == 1 for g in free)))).verdict
     oc = over_confidence_study([0.5, 1.0, 2.0], st.sizes["n_oc"], seed=0)
     st.tables["over_confidence"] = oc
     vm_max = float(np.max(phi_argmax(*np.meshgrid(np.geomspace(1e-4, 20, 60), np.linspace(0, 0.999, 60)))))
@@ -212,8 +216,8 @@ def _rules(st: DualFocalStudy) -> None:
             "lower-risk prediction (swaps, compass search)",
             f"{st.numbers['oc_dfl_uc']} under-confident stationary points, {st.numbers['oc_dfl_open']} of them "
             "possibly minimal", check(st.numbers["oc_dfl_open"] == 0)).verdict
-    less = readings(ties_strict=check(strict[2.0]["under-confident"] < fl[2.0]["under-confident"]),
-                    tie_free=check(free[2.0]["under-confident"] < fl[2.0]["under-confident"]))
+    less = _ties(check(strict[2.0]["under-confident"] < fl[2.0]["under-confident"]),
+                 check(free[2.0]["under-confident"] < fl[2.0]["under-confident"]))
     st.numbers["v_less_uc"] = less.verdict
     log.add("DFL is under-confident less often than FL", "Sec. 4.2, abstract", "share of under-confident minimisers, "
             "K = 3, γ = 2", f"FL {fl[2.0]['under-confident']:.0%}; DFL tie-free {free[2.0]['under-confident']:.0%} "

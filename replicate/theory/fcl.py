@@ -279,16 +279,3 @@ def binary_loss(kind: str, *, gamma: float = 0.0, lam: float = 0.0, brier: str =
         return value, grad
 
     return loss
-
-
-_STUDY = ("SIZES", "smce_vs_relplot", "binary_minimizer_curves", "properness_table", "theorem_4_1_study", "lemma_a3_table",
-          "focal_convexity", "population_task", "pgap_study", "literal_pgap_study")
-
-
-def __getattr__(name: str):
-    """The chapter's study tables live in :mod:`replicate.theory.fcl_study`."""
-    if name in _STUDY:
-        from . import fcl_study
-
-        return getattr(fcl_study, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
