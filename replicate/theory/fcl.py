@@ -35,6 +35,7 @@ __all__ = [
     "fcl_conditional_risk",
     "fcl_risk_minimizer",
     "focal_weight",
+    "focal_curvature",
     "lemma_a3_function",
     "theorem_4_1_sides",
     "binary_loss",
@@ -142,7 +143,7 @@ def lemma_a3_function(p, eta, gamma, lam, *, brier: str = "sum", num_classes: in
     return np.where(e > 0, e * f, 0.0) - 2.0 * _lam(lam) * s * (p - e)
 
 
-def _focal_curvature(p, g: float):
+def focal_curvature(p, g: float):
     """``l''(p)`` of the focal term ``l(p) = -(1-p)^gamma log p`` (App. A.3, Step 1):
     ``gamma (1-gamma) (1-p)^(gamma-2) log p + 2 gamma (1-p)^(gamma-1) / p + (1-p)^gamma / p^2``."""
     one_m = 1.0 - p
@@ -213,7 +214,7 @@ def fcl_risk_minimizer(eta, gamma, lam, *, brier: str = "sum", iters: int = 52,
         inner = pos & (q > 0) & (q < 1)
         qs = np.where(inner, q, 0.5)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            slope = -e * _focal_curvature(qs, g) - a
+            slope = -e * focal_curvature(qs, g) - a
             d = np.where(inner, 1.0 / slope, 0.0)
         lin = ~pos & (a > 0) & (-nu[:, None] / max(a, 1e-300) > 0) & (-nu[:, None] / max(a, 1e-300) < 1)
         return np.where(lin, -1.0 / max(a, 1e-300), np.where(np.isfinite(d), d, 0.0))

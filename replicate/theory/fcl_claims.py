@@ -159,7 +159,7 @@ def _gap(st: FclStudy) -> None:
           for i in np.flatnonzero(np.diff(s["smCE"].to_numpy()) > 0)]
     st.numbers.update(n_support=st.sizes["n_support"], lip_zero=float(sym[lip].abs().max()),
                       lip_skew=float(skew[lip].min()), smce_min=float(sym["smCE"].min()), n_smce_up=len(up),
-                      smce_up=", ".join(f"γ = {g:g}, λ = {lv:g}" for g, lv in up) or "nowhere")
+                      smce_up="; ".join(f"γ = {g:g}, λ = {lv:g}" for g, lv in up) or "nowhere")
     log = st.log.at(SECTIONS["gap"])
     log.add("smCE² ≤ pGap ≤ 2 smCE (Blasiok et al., update family), as a check of both solvers", "Def. 2.2-2.3",
             "exact LP and BVLS on every predictor of the table", f"holds on all {len(gaps)} rows: "

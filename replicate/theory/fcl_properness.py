@@ -22,7 +22,7 @@ from scipy.optimize import minimize_scalar
 from scipy.stats import entropy
 
 from ._simplex import pattern_search
-from .fcl import _focal_curvature, fcl_risk_minimizer, focal_weight
+from .fcl import focal_curvature, fcl_risk_minimizer, focal_weight
 
 __all__ = ["properness_table", "focal_convexity", "brier_properness", "focal_uniqueness", "cross_entropy_gap",
            "same_order"]
@@ -55,7 +55,7 @@ def focal_convexity(gammas, *, grid: int = 100001) -> pd.DataFrame:
     q = np.linspace(0.0, 1.0, grid)[1:-1]
     rows = []
     for g in gammas:
-        d2 = _focal_curvature(q, float(g))
+        d2 = focal_curvature(q, float(g))
         rows.append({"gamma": float(g), "min second derivative": float(d2.min()),
                      "argmin q": float(q[np.argmin(d2)])})
     return pd.DataFrame(rows)
@@ -120,7 +120,7 @@ def focal_uniqueness(gammas, etas, *, n_starts: int = 8, grid: int = 100001, see
         eta_rep = np.repeat(etas, n_starts, axis=0)
         found, risk = pattern_search(lambda x, e: _focal_risk(x, e[..., 0, :], g), starts, eta_rep[:, None, :],
                                      step=0.05, tol=1e-12, max_iter=2000)
-        rows.append({"gamma": float(g), "min f''": float(_focal_curvature(p, g).min()),
+        rows.append({"gamma": float(g), "min f''": float(focal_curvature(p, g).min()),
                      "max f'": float(-focal_weight(p, g).min()),
                      "max distance to the KKT minimiser": float(np.abs(found - np.repeat(q_star, n_starts, 0)).max()),
                      "min risk excess": float((risk - np.repeat(_focal_risk(q_star, etas, g), n_starts)).min())})
