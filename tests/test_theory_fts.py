@@ -16,7 +16,7 @@ from scipy.optimize import brentq, minimize
 
 import replicate.theory as th
 from replicate.theory import fts, fts_bounds
-from replicate.theory.fts_claims import fts_report
+from replicate.theory.fts_claims import report as fts_report
 
 mp.mp.dps = 50
 
@@ -79,7 +79,8 @@ def brute_closest_k(fc, z, k_lo, k_hi):
 
 @pytest.fixture(scope="module")
 def report():
-    return fts_report("smoke")
+    rep = fts_report("smoke")
+    return dict(rep.data, claims=rep.log, glued=rep.numbers)
 
 
 # ----------------------------------------------------------------------------- the map

@@ -163,8 +163,9 @@ def fcl_risk_minimizer(eta, gamma, lam, *, brier: str = "sum", iters: int = 52,
     ``g_i(p) >= nu``, found by bisection (``g_i`` strictly decreases, see
     :func:`lemma_a3_function`; classes with ``eta_i = 0`` get ``q_i = max(0, -nu / (2 lambda
     s))``), and ``nu`` solves ``sum_i q_i(nu) = 1`` by Newton's method
-    (``dq_i/dnu = 1 / g_i'(q_i)``) kept inside a shrinking bisection bracket. ``lam = 0`` gives the focal-loss minimiser of
-    Charoenphakdee et al.; ``gamma = 0`` and ``lam = 0`` give ``eta`` (cross-entropy).
+    (``dq_i/dnu = 1 / g_i'(q_i)``) kept inside a shrinking bisection bracket. ``lam = 0``
+    gives the focal-loss minimiser of Charoenphakdee et al.; ``gamma = 0`` and ``lam = 0``
+    give ``eta`` (cross-entropy).
 
     Parameters
     ----------

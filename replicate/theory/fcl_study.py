@@ -149,7 +149,8 @@ def lipschitz_gap_table(n_random: int, *, n_support: int = 12, seed: int = 0) ->
         for kind, yb in [("random label means", rng.uniform(0, 1, n_support)),
                          ("under-confident, calibrated in the large", stretched),
                          ("under-confident, shifted by 0.05", stretched + 0.05)]:
-            rows.append({"predictor": kind, "pGap (1-Lipschitz kappa)": post_processing_gap(v, yb, m, family="lipschitz"),
+            rows.append({"predictor": kind,
+                         "pGap (1-Lipschitz kappa)": post_processing_gap(v, yb, m, family="lipschitz"),
                          "zero gap predicted": lipschitz_gap_vanishes(v, yb, m, tol=1e-12)})
     return pd.DataFrame(rows)
 

@@ -1,9 +1,11 @@
 """Every theoretical claim of Komisarenko & Kull (2024), checked; verdicts come from the checks.
 
-:func:`fts_report` runs all checks at a profile-sized resolution and returns the numbers
-(for the chapter's ``glue``), the arrays behind Figures 2, 3 and 6, and the claims log
-(:class:`replicate.claims.ClaimLog`, verdicts in the book's vocabulary); :func:`claims`
-(registered in :mod:`replicate.claims.registry`) returns the log alone. Each row's
+:func:`report` runs all checks at a profile-sized resolution and returns a
+:class:`~replicate.theory.report.TheoryReport`: the claims log (verdicts in the book's
+vocabulary), the numbers the chapter glues (:func:`glue_numbers`) and, in ``data``, the
+arrays behind Figures 2-7 (the dictionary :mod:`.fts_figures` draws from, with the raw
+``numbers``); :func:`claims` (registered in :mod:`replicate.claims.registry`) returns the
+log alone. Each row's
 ``section`` is the heading of ``notebooks/theory_fts.md`` under which it is decided.
 Numerical fits are compared with the paper's printed numbers through
 :func:`replicate.theory.fts_fits.printed_numbers` (half a unit of the printed digit plus our
@@ -11,8 +13,6 @@ own numerical error, stated in the row).
 """
 from __future__ import annotations
 
-import copy
-import functools
 import math
 
 import numpy as np
@@ -26,8 +26,9 @@ from .fts_bounds import (binary_logit_correction, paper_grid_temperature_bounds,
                          tightest_temperature_bounds)
 from .fts_figures import simplex_grid
 from .fts_fits import XATOL, closest_with_error, fit_with_error, printed_numbers
+from .report import TheoryReport, plain
 
-__all__ = ["SIZES", "SECTIONS", "fts_report", "claims", "focal_minimizer_scipy"]
+__all__ = ["SIZES", "SECTIONS", "report", "claims", "glue_numbers", "focal_minimizer_scipy"]
 
 #: Grid sizes per profile (a theory chapter scales only its grids with the profile).
 SIZES = {
@@ -70,15 +71,6 @@ def _map_mpmath(q, gamma, dps: int = 40):
              for x in np.asarray(q, float)]
         tot = sum(w)
         return np.array([float(x / tot) for x in w])
-
-
-def _plain(x):
-    """NumPy scalars to Python numbers (so that glued values print as plain numbers)."""
-    if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, (tuple, list)):
-        return type(x)(_plain(v) for v in x)
-    return x.item() if isinstance(x, np.generic) else x
 
 
 def _binary_minimizer(eta, g):
@@ -277,7 +269,8 @@ def _multi_fits(rep) -> None:
         f"1/T ≈ {f3['slope']:.3f}γ + {f3['intercept']:.3f} (± {f3['err_slope']:.3f}, {f3['err_intercept']:.3f}); "
         f"min 1/T = {num['tri_min_invT']:.3f}; error at γ = 9: {100 * d9:.1f}% (+ {100 * e9[1]:.1f})",
         printed_numbers((f3["slope"], f3["err_slope"], 0.64, 2), (f3["intercept"], f3["err_intercept"], 0.91, 2),
-                        (100 * d9, (100 * e9[0], 100 * e9[1]), 8, 0)) if num["tri_min_invT"] > 1 else check(False)).verdict
+                        (100 * d9, (100 * e9[0], 100 * e9[1]), 8, 0))
+        if num["tri_min_invT"] > 1 else check(False)).verdict
     num["v_quad"] = log.add(
         "4 classes: 1/T ≈ 0.47γ + 0.85, maximum error up to 8%", "Sec. 3.3",
         f"as above over logit vectors in [−5, 5]³ (step {sz['step4']}); "
@@ -345,37 +338,36 @@ def _bounds_curve(rep) -> None:
                                tight_flat=ti[:, 1])
 
 
-@functools.lru_cache(maxsize=4)
-def _report(profile: str) -> dict:
-    rep = dict(profile=profile, sizes=SIZES[profile], numbers={}, claims=ClaimLog("komisarenko2024", "theory_fts"),
-               xatol=XATOL)
-    rng = np.random.default_rng(0)
-    for step in (_prop1, _example, _prop2_4, _binary_fits, _prop3, _multi_fits):
-        step(rep)
-    _prop5(rep, rng)
-    _bounds_curve(rep)
-    rep["numbers"] = _plain(rep["numbers"])
-    return rep
-
-
-def fts_report(profile: str = "cpu") -> dict:
-    """Every check at the grid sizes of ``profile`` (computed once per profile): ``numbers``
-    for glue, ``claims`` (the log), and the arrays behind the figures (``binary_fit``,
-    ``ternary_fit``, ``quaternary_fit``, ``binary_closest``, ``ternary_closest``,
-    ``bounds_curve``)."""
+def report(profile: str = "cpu") -> TheoryReport:
+    """Every check at the grid sizes of ``profile`` (smoke, cpu, gpu, paper). ``data`` holds
+    ``sizes``, the raw ``numbers`` (tuples and dicts included) and the figure arrays
+    (``binary_fit``, ``ternary_fit``, ``quaternary_fit``, ``binary_closest``,
+    ``ternary_closest``, ``bounds_curve``); ``numbers`` are the glued scalars."""
     if profile not in SIZES:
         raise ValueError(f"profile must be one of {', '.join(SIZES)}; got {profile!r}")
-    return copy.deepcopy(_report(profile))
+    log = ClaimLog("komisarenko2024", "theory_fts", kind="theory")
+    data = dict(profile=profile, sizes=SIZES[profile], numbers={}, claims=log, xatol=XATOL)
+    rng = np.random.default_rng(0)
+    for step in (_prop1, _example, _prop2_4, _binary_fits, _prop3, _multi_fits):
+        step(data)
+    _prop5(data, rng)
+    _bounds_curve(data)
+    data["numbers"] = plain(data["numbers"])
+    del data["claims"]
+    rep = TheoryReport(profile, log, data=data, sections=dict(SECTIONS))
+    rep.put(**glue_numbers(data))
+    return rep
 
 
 def claims(profile: str = "cpu") -> ClaimLog:
     """The claims log of the chapter (the registry's builder for ``komisarenko2024``)."""
-    return fts_report(profile)["claims"]
+    return report(profile).log
 
 
 def glue_numbers(report: dict) -> dict:
-    """The scalars the chapter glues, by name (tuples and dicts of :func:`fts_report`'s
-    ``numbers`` spelled out; deviations in percent where the prose quotes percent)."""
+    """The scalars the chapter glues, by name, from :func:`report`'s ``data`` (tuples and
+    dicts of the raw ``numbers`` spelled out; deviations in percent where the prose quotes
+    percent)."""
     n = dict(report["numbers"])
     out = {k: v for k, v in n.items() if not isinstance(v, (tuple, list, dict)) and v is not None}
     out.update(bin_slope=n["bin_fit"][0], bin_intercept=n["bin_fit"][1], tri_slope=n["tri_fit"][0],

@@ -10,9 +10,11 @@ change when every second gamma is dropped, plus the optimiser's tolerance propag
 (``|dT| <= XATOL T^2``; ``|d dev| <= XATOL * lim``, since a softmax coordinate of logits in
 ``[-lim, lim]`` moves by at most ``2 lim / 4`` per unit of ``1/T``). A maximum deviation is a
 minimax over a finite grid: a finer grid can only raise it, so below it only the
-optimiser's tolerance applies (``err_dev`` is the pair ``(below, above)``). A printed number with ``d`` decimals agrees with ours when they
-differ by at most half a unit of its last digit (it was rounded) plus our error; the
-reading that it was truncated is checked too.
+optimiser's tolerance applies (``err_dev`` is the pair ``(below, above)``).
+
+A printed number with ``d`` decimals agrees with ours when they differ by at most half a
+unit of its last digit (it was rounded) plus our error; the reading that it was truncated
+is checked too (:func:`printed_numbers`).
 """
 from __future__ import annotations
 
