@@ -103,3 +103,35 @@ def test_fts_fixes(logs):
     for text in ("0.95γ + 0.85", "0.206 and 0.218", "0.76 (γ = 0.5)", "0.64γ + 0.91", "0.47γ + 0.85"):
         assert "tolerance" in _row(log, text)["how"]              # every fit states its tolerance
     assert "differs" not in set(log.frame()["verdict"])
+
+
+# ------------------------------------------------------------- the chapters are thin
+CHAPTERS = {"theory_dual_focal": "dual_focal_claims", "theory_fcl": "fcl_claims", "theory_fts": "fts_claims"}
+
+
+@pytest.fixture(scope="module")
+def reports():
+    import importlib
+
+    return {ch: importlib.import_module(f"replicate.theory.{m}").report("smoke") for ch, m in CHAPTERS.items()}
+
+
+@pytest.mark.parametrize("chapter", sorted(CHAPTERS))
+def test_every_glued_number_and_verdict_is_produced(reports, chapter):
+    rep = reports[chapter]
+    text = (ROOT / "notebooks" / f"{chapter}.md").read_text(encoding="utf-8")
+    code = "".join(re.findall(r"```\{code-cell\}.*?```", text, flags=re.S))
+    prose = re.sub(r"```\{code-cell\}.*?```", "", text, flags=re.S)
+    glued_in_code = set(re.findall(r'glue\("(\w+)"', code))
+    assert set(re.findall(r"\{glue:text\}`(\w+)", prose)) <= set(rep.numbers) | {"summary", "profile"} | glued_in_code
+    # every section that decides claims shows them below its prose
+    assert set(rep.sections.values()) <= _headings(chapter)
+    assert all(f'rep.show("{key}")' in code for key in rep.sections)
+
+
+@pytest.mark.parametrize("chapter", sorted(CHAPTERS))
+def test_chapter_cells_are_short_and_narrow(chapter):
+    text = (ROOT / "notebooks" / f"{chapter}.md").read_text(encoding="utf-8")
+    for cell in re.findall(r"```\{code-cell\} ipython3\n(.*?)```", text, flags=re.S):
+        lines = cell.rstrip("\n").split("\n")
+        assert len(lines) <= 12 and max(map(len, lines)) <= 100, cell
