@@ -36,7 +36,7 @@ def test_each_copy_is_described_by_what_was_loaded(copies):
 
     assert gen.generated
     text = data.describe_copy(gen)
-    assert text.startswith("CIFAR-10 (generated test data), generated test data, not the real data set")
+    assert text.startswith("CIFAR-10 (generated test data), which is not the real data set")
     assert "say nothing about the papers' claims" in text and "the official files, as" not in text
     assert all(note.rstrip(".") in text for note in gen.notes)
     for info in (official, jpeg, gen):

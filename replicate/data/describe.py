@@ -24,8 +24,8 @@ def describe_copy(info: DatasetInfo) -> str:
     if not isinstance(info, DatasetInfo):
         raise ValueError(f"info must be a replicate.data.DatasetInfo; got {type(info).__name__}")
     if info.generated:
-        what = ("generated test data, not the real data set: its numbers test the code and say "
-                "nothing about the papers' claims")
+        what = ("which is not the real data set: its numbers test the code and say nothing about "
+                "the papers' claims")
     elif info.notes:
         what = ("a copy that differs from the official files: its numbers are not numerically "
                 "comparable to the papers'")
