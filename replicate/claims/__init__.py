@@ -7,6 +7,7 @@
 - :mod:`.registry` -- :data:`SOURCES` and :func:`collect`: every claim of the book, read
   by ``replicate claims``, the claims ledger and the tests.
 """
+from . import ledger
 from .log import COLUMNS, DISPLAY, KINDS, ClaimLog, counts_frame
 from .registry import SOURCES, Source, build, collect, sources
 from .vocabulary import (BEYOND_THE_PAPER, DEPENDS_ON_READING, FAILS, HOLDS, HOLDS_WITH_CONDITIONS, MEANINGS,

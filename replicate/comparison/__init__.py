@@ -14,12 +14,14 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
 4. :mod:`.paper` -- :func:`paper_reference` (the paper's row for our data and network, or
    the closest one) and :func:`paper_values` (its printed numbers, in our layout), for
    any paper of :mod:`replicate.paper_tables`.
-5. :mod:`.posthoc_eval` -- :func:`evaluate_posthoc`: no calibration, temperature scaling and
+5. :mod:`.stats` -- intervals over seeds, paired tests, seeds needed, bootstrap ranks and
+   Kendall's tau (whether a difference between methods is real).
+6. :mod:`.posthoc_eval` -- :func:`evaluate_posthoc`: no calibration, temperature scaling and
    focal temperature scaling of any run, fitted on validation by a named metric over a
    named grid (FTS paper's evaluation); :func:`summarise_posthoc`. :mod:`.posthoc_tables`:
    :func:`paper_posthoc` (a printed TS/FTS table), :func:`posthoc_table` (both in the FTS
    paper's layout) and :func:`fts_column` (the "+ FTS" column of any chapter).
-6. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
+7. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
    paper's own row), written into a :class:`replicate.claims.ClaimLog`.
 
 All metric values are percentages, as the papers print them; temperatures are not.
@@ -30,6 +32,7 @@ from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, ft
                            posthoc_logits, resolve_grid, summarise_posthoc)
 from .posthoc_eval import cell as posthoc_value
 from .posthoc_tables import fts_caption, fts_column, paper_posthoc, posthoc_table, styled
+from . import stats
 from .plan import Plan, check_seeds, configs, load, train, train_configs
 from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_name, describe_runs,
                      evaluate_logits, evaluate_runs, evidence_label, quote, s99_side_by_side, side_by_side,

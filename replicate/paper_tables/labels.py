@@ -15,7 +15,7 @@ DATASET_KEYS = {
     "Tiny-ImageNet": "tiny_imagenet", "Tiny ImageNet": "tiny_imagenet", "TinyImageNet": "tiny_imagenet",
     "ImageNet": "imagenet", "SVHN": "svhn", "20 Newsgroups": "20newsgroups", "20 Newsgroup": "20newsgroups",
     "20Newsgroups": "20newsgroups", "SST Binary": "sst_binary", "SST": "sst_binary",
-    "CIFAR-10-C": "cifar10c", "CIFAR-10C": "cifar10c",
+    "CIFAR-10-C": "cifar10c", "CIFAR-10C": "cifar10c", "CIFAR10-C": "cifar10c",
 }
 #: Printed network names -> our model keys (``replicate.models.MODELS`` where we have one).
 MODEL_KEYS = {
@@ -25,7 +25,10 @@ MODEL_KEYS = {
     "Wide ResNet": "wide_resnet26_10", "WideResNet": "wide_resnet26_10", "WRN": "wide_resnet26_10",
     "DenseNet 121": "densenet121", "DenseNet-121": "densenet121", "DenseNet121": "densenet121",
     "DN121": "densenet121", "ResNet 18": "resnet18", "ResNet-18": "resnet18",
-    "Global Pooling CNN": "text_cnn", "CNN": "text_cnn", "Tree LSTM": "tree_lstm", "Tree-LSTM": "tree_lstm",
+    "Resnet-50": "resnet50", "Resnet50": "resnet50", "Resnet-110": "resnet110", "Resnet110": "resnet110",
+    "Wide-ResNet26-10": "wide_resnet26_10", "WideResnet": "wide_resnet26_10", "Densenet121": "densenet121",
+    "Densenet-121": "densenet121",
+    "Global Pooling CNN": "text_cnn", "Global-pool CNN": "text_cnn", "CNN": "text_cnn", "Tree LSTM": "tree_lstm", "Tree-LSTM": "tree_lstm",
 }
 
 
