@@ -289,3 +289,24 @@ def test_confident_demo_shows_the_guard_where_rows_overflow():
     # the authors' log-loss choice: T = 0.05, most rows overflow and the accuracy collapses
     nll = t[(t["link"] == "authors' link") & (t["chosen by"] == "log-loss")].iloc[0]
     assert nll["T"] == 0.05 and nll["test rows rewritten"] > 200 and nll["accuracy %"] < 50
+
+
+def test_glued_texts_come_from_the_numbers():
+    class R:
+        def __init__(self, w):
+            self.wall_time = w
+
+    t = fts_tables.training_texts({("a", 1): R(10.0), ("a", 2): R(30.0), ("b", 1): R(20.0)})
+    assert t == {"n_runs": "3", "train_minutes": "1.0", "run_seconds": "median 20 s, 10 to 30 s"}
+    paper = cmp.paper_posthoc(dataset="CIFAR-10")
+    h = fts_tables.headline_texts(paper, paper)
+    assert (h["paper_ce_ts_ece"], h["paper_ce_fts_ece"], h["paper_ce_fts_nll"]) == ("1.03", "0.71", "0.170")
+    demo = pd.DataFrame({"link": ["intended map", "authors' link", "authors' link"],
+                         "chosen by": ["log-loss", "log-loss", "equal-mass ECE"], "gamma": [0.05, -0.5, 5.0],
+                         "T": [1.6, 0.05, 5.0], "accuracy %": [92.9, 12.4, 92.9]})
+    assert fts_links.demo_texts(demo, 92.94) == {"demo_acc": "92.9", "demo_nll_T": "0.05", "demo_nll_acc": "12.4",
+                                                 "demo_ece_choice": "5, 5.00"}
+    pairs = pd.DataFrame({"select": ["nll", "adaece"], "at_grid_min": [False, False], "differs": [True, False]})
+    lt = fts_links.link_texts(fts.paper_frame(), pairs, "code")
+    assert lt["ours_at_min"] == "0 of 1" and lt["pairs_differ"] == "1 of 2" and "18 FTS" in lt["printed_link"]
+    assert fts_tables.adafocal_text(pd.DataFrame({"identical test logits": [True, False]})).startswith("trained diff")

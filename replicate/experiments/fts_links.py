@@ -175,3 +175,20 @@ def confident_demo(scale: float = 14.0, beta: float = 1.6, n_val: int = 5000, n_
     acc = 100 * float(np.mean(test[0].argmax(1) == test[1]))
     return out.rename(columns={"select": "chosen by", "overflowed": "test rows rewritten", "nll": "log-loss",
                                "adaece": "ECE %", "accuracy": "accuracy %"}), acc
+
+
+def link_texts(paper: pd.DataFrame, pairs: pd.DataFrame, grid: str = "code") -> dict:
+    """``{glue name: text}`` of the link comparison: :func:`printed_link`'s conclusion, our
+    authors'-link log-loss fits at the grid minimum, and the fits whose T differs."""
+    v = printed_link(paper, pairs, float(cmp.resolve_grid(grid)[0].min()))
+    return {"printed_link": v["conclusion"], "ours_at_min": f"{v['ours_at_min']} of {v['ours_n']}",
+            "pairs_differ": f"{int(pairs['differs'].sum())} of {len(pairs)}"}
+
+
+def demo_texts(table: pd.DataFrame, acc: float) -> dict:
+    """``{glue name: text}`` of :func:`confident_demo`: accuracy, the authors' log-loss choice
+    and the accuracy it leaves, the authors' ECE choice."""
+    auth = table[table["link"] == LINK_NAMES["authors"]].set_index("chosen by")
+    nll, ece = auth.loc["log-loss"], auth.loc["equal-mass ECE"]
+    return {"demo_acc": f"{acc:.1f}", "demo_nll_T": f"{nll['T']:.2f}", "demo_nll_acc": f"{nll['accuracy %']:.1f}",
+            "demo_ece_choice": f"{ece['gamma']:g}, {ece['T']:.2f}"}

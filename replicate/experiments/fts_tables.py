@@ -147,3 +147,54 @@ def adafocal_agreement(runs: dict) -> pd.DataFrame:
 def unreachable_frame() -> pd.DataFrame:
     """The paper's data that cannot be reached offline, and why (one parameter away)."""
     return pd.DataFrame({"data set": list(UNREACHABLE), "why not here": list(UNREACHABLE.values())})
+
+
+# ----------------------------------------------------------------------------- the chapter's glued texts
+def training_texts(runs: dict) -> dict:
+    """``{glue name: text}``: how many runs, their total and median training wall time."""
+    walls = sorted(r.wall_time for r in runs.values())
+    return {"n_runs": str(len(walls)), "train_minutes": f"{sum(walls) / 60:.1f}",
+            "run_seconds": f"median {walls[len(walls) // 2]:.0f} s, {walls[0]:.0f} to {walls[-1]:.0f} s"}
+
+
+def headline_texts(ours: pd.DataFrame, paper: pd.DataFrame, key: str = "cross_entropy") -> dict:
+    """``{glue name: text}``: ``key``'s test equal-mass ECE and log-loss after TS and FTS, ours and the paper's."""
+    out = {}
+    for who, frame in (("ours", ours), ("paper", paper)):
+        for s in ("ts", "fts"):
+            out[f"{who}_ce_{s}_ece"] = f"{cmp.posthoc_value(frame, key, s, 'adaece', 'adaece'):.2f}"
+            out[f"{who}_ce_{s}_nll"] = f"{cmp.posthoc_value(frame, key, s, 'nll', 'nll'):.3f}"
+    return out
+
+
+def gain_texts(ours: pd.DataFrame, methods) -> dict:
+    """``{glue name: text}``: the mean relative gains of :func:`selection_gains` (percent, signed)."""
+    ece, nll = selection_gains(ours, methods, "adaece"), selection_gains(ours, methods, "nll")
+    return {"gain_ece_fts": f"{ece['FTS']:+.1f}", "gain_ece_all": f"{ece['all']:+.1f}",
+            "gain_nll_all": f"{nll['all']:+.1f}"}
+
+
+def adafocal_text(agree: pd.DataFrame) -> str:
+    """Whether the two AdaFocal rules trained the same models (from :func:`adafocal_agreement`)."""
+    if len(agree) and bool(agree["identical test logits"].all()):
+        return "trained identical models at every seed"
+    return "trained different models (or not both were trained)"
+
+
+def fig8_table(paths: pd.DataFrame) -> pd.DataFrame:
+    """Per model: slope, intercept and R² of the straight line through Figure 8's means."""
+    from ..posthoc_figures import fig8_lines
+
+    cols = ["slope", "intercept", "r2"]
+    return fig8_lines(paths).groupby("method", sort=False)[cols].first().round(3)
+
+
+def other_chapter_tables(profile: str, grid: str = "code") -> list:
+    """"+ FTS" (equal-mass ECE, chosen by validation equal-mass ECE) for every group of
+    :func:`other_chapter_runs`, as captioned tables."""
+    out = []
+    for (chapter, group), (runs, methods) in other_chapter_runs(profile).items():
+        src = cmp.describe_runs(runs, cmp.data_name(next(iter(runs.values()))))
+        col = cmp.fts_column(runs, methods, metric="adaece", select="adaece", grid=grid)
+        out.append(cmp.styled(col, f"{chapter} ({group}): " + cmp.fts_caption("adaece", "adaece", grid, src)))
+    return out
