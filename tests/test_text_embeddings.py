@@ -3,6 +3,9 @@ the training documents only, GloVe files in the official text format, frozen in 
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -18,6 +21,8 @@ from replicate.data.base import split_indices
 from replicate.data.text import tokenize
 from replicate.models import get_model
 from replicate.training import TrainSettings, train
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
@@ -61,6 +66,18 @@ def test_word2vec_vocabulary_is_the_training_vocabulary_and_training_is_determin
     again = E.train_word2vec(docs, 8)
     assert np.array_equal(wv.vectors, again.vectors)                  # one worker, fixed seed: bit for bit
     assert not np.array_equal(wv.vectors, E.train_word2vec(docs, 8, seed=2).vectors)
+
+
+def test_word2vec_vectors_do_not_depend_on_the_string_hash_seed():
+    """The cache key assumes that the same documents give the same vectors in any process."""
+    code = ("import hashlib, numpy as np; from replicate.data import embeddings as E; "
+            "rng = np.random.default_rng(0); "
+            "docs = [list(rng.choice([f'w{i}' for i in range(30)], size=50)) for _ in range(100)]; "
+            "m = E.word2vec_matrix(docs, tuple(['<pad>'] + [f'w{i}' for i in range(30)]), 8); "
+            "print(hashlib.sha256(m.tobytes()).hexdigest())")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300,
+                           cwd=REPO, env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}).stdout for seed in ("1", "2")}
+    assert len(outs) == 1 and len(outs.pop().strip()) == 64
 
 
 def test_word2vec_matrix_rows_follow_the_vocabulary():

@@ -145,6 +145,8 @@ def load_20newsgroups(root: Path, download: bool, max_len: int = 1000, max_vocab
     kind = emb.resolve(embeddings, int(embed_dim), root)
     opts = f"{max_len}-{max_vocab}-{int(strip_headers)}-{padding}-{truncating}-fit{'-'.join(map(str, fit_split))}"
     key = ar.fingerprint(*(base / p for p in NEWS_PARTS)) + "|" + opts
+    # the documents word2vec learns from: the files, the header rule and the validation split
+    docs_id = ar.fingerprint(*(base / p for p in NEWS_PARTS)) + f"|{int(strip_headers)}|{fit_split}"
     fname = f"20news-{hashlib.sha1(opts.encode()).hexdigest()[:10]}.npz"
     arrays = ar.load_cached(root, fname, key)
     read = []  # the documents, read at most once and only when a cache misses
@@ -170,7 +172,7 @@ def load_20newsgroups(root: Path, download: bool, max_len: int = 1000, max_vocab
     arrays["x_test"] = arrays["x_test"].astype(np.int64)
     vocab = tuple(str(w) for w in arrays["vocab"])
     matrix, note = emb.embedding_matrix(kind, root, lambda: [documents()[2][i] for i in documents()[3]],
-                                        vocab, int(embed_dim), w2v, key)
+                                        vocab, int(embed_dim), w2v, docs_id)
     if matrix is not None:
         arrays["embedding"] = matrix
     return arrays, {"source": f"20news-bydate folders ({base}) read with sklearn load_files",
