@@ -146,7 +146,7 @@ PROFILES: dict[str, Profile] = {
         n_train=3000, n_val=1000, n_test=2000, model="tiny_cnn", models=("tiny_cnn",),
         model_params={"width": 32}, epochs=20, augment=False,
         text=_text(6, None, 1000, 2000, data_params={"max_len": 200},
-                   model_params={"channels": 32, "hidden": 64}, batch_size=32)),
+                   model_params={"channels": 64, "hidden": 64}, batch_size=32)),
     "gpu": Profile(
         name="gpu", purpose="one GPU: full data, the papers' networks, shortened schedule",
         n_train=None, n_val=None, n_test=None, model="resnet50",

@@ -217,7 +217,7 @@ def test_glove_file_in_the_data_directory_is_used_by_default(news):
 
 def test_the_choice_is_part_of_the_run_key(news, monkeypatch):
     monkeypatch.setenv("REPLICATE_DATA", str(news))
-    cfg = runs.RunConfig("20newsgroups", profile="smoke")
+    cfg = runs.RunConfig("20newsgroups", profile="cpu")
     offline = cfg.resolve()["data"]
     assert offline["embeddings"] == "word2vec" and offline["word2vec"] == E.WORD2VEC
     dim = offline["embed_dim"]
