@@ -3,6 +3,7 @@ published counts, output shapes, the features/fc contract, initialisation, speed
 from __future__ import annotations
 
 
+import numpy as np
 import pytest
 import torch
 
@@ -130,6 +131,19 @@ def test_text_cnn_frozen_pretrained_embedding():
     assert torch.equal(m.embedding.weight, emb)
     assert not m.embedding.weight.requires_grad
     assert count_parameters(m, trainable_only=True) == count_parameters(m) - 50 * 8
+
+
+def test_text_cnn_pretrained_vectors_are_frozen_by_default_and_get_no_gradient():
+    """As the reference, whose optimiser never sees the GloVe embedding module."""
+    vectors = np.random.default_rng(0).normal(size=(30, 6)).astype(np.float32)
+    m = get_model("text_cnn", 3, vocab_size=30, embed_dim=6, embedding=vectors, channels=4, hidden=4)
+    assert not m.embedding.weight.requires_grad
+    assert torch.equal(m.embedding.weight, torch.from_numpy(vectors))
+    m(torch.randint(0, 30, (2, 25))).sum().backward()
+    assert m.embedding.weight.grad is None and m.conv1.weight.grad is not None
+    assert get_model("text_cnn", 3, vocab_size=30, embed_dim=6).embedding.weight.requires_grad  # no vectors
+    with pytest.raises(ValueError, match=r"embedding must have shape \(30, 8\)"):
+        get_model("text_cnn", 3, vocab_size=30, embed_dim=8, embedding=vectors)
 
 
 @pytest.mark.parametrize("name", ["resnet50", "resnet110", "wide_resnet26_10", "densenet121",
