@@ -33,7 +33,7 @@ import torch
 from ..profiles import PAPER_MILESTONES
 from . import checkpoint as ckpt
 from .diagnostics import (autocast, fc_weight_norm, last_layer_grad_norms, loss_reduction, norm_histogram,
-                          predict, prepare, split_summary, train_reliability)
+                          predict, prepare, split_summary, train_reliability, validation_bins)
 from .progress import Reporter, resolve_mode
 from .schedule import OPTIMIZERS, lr_at_epoch, make_optimizer, milestone_epochs, set_lr
 
@@ -227,6 +227,7 @@ def _evaluate_epoch(model, loss, xs, ys, info, settings: TrainSettings, epoch: i
                           ("test", predict(model, xs["test"], info, split="test", **kw))):
             row[split] = split_summary(lg, ys[split])
         row["train_reliability"] = train_reliability(train_logits, ys["train"])
+        row["val_bins"] = validation_bins(val_logits, ys["val"], train_logits, ys["train"])
 
 
 def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, device=None,
