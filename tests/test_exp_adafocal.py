@@ -25,6 +25,7 @@ from replicate import runs as rruns  # noqa: E402
 from replicate import training  # noqa: E402
 from replicate.experiments import adafocal as exp  # noqa: E402
 from replicate.experiments import adafocal_evidence as ev  # noqa: E402
+from replicate.experiments import adafocal_figure_rules as F  # noqa: E402
 from replicate.experiments import adafocal_rules as R  # noqa: E402
 from replicate.figures import adafocal as figs  # noqa: E402
 
@@ -156,12 +157,12 @@ def test_seed_rules_need_several_runs():
                                                           ("cross_entropy", (4.0, 4.5))) for s, v in
                              zip((1, 2), vals)])
     e = _ev({}, per_seed=per_seed)
-    assert verdict(R.error_bars_separate, e).verdict == "holds"
-    assert verdict(R.runs_below_flsd("", 1.0, "x"), e).verdict == "holds"
-    assert verdict(R.more_variable, e).verdict == "not tested"
-    assert verdict(R.error_bars_separate, _ev({})).verdict == "not tested"    # the paper: figure only
+    assert verdict(F.error_bars_separate, e).verdict == "holds"
+    assert verdict(F.runs_below_flsd("", 1.0, "x"), e).verdict == "holds"
+    assert verdict(F.more_variable, e).verdict == "not tested"
+    assert verdict(F.error_bars_separate, _ev({})).verdict == "not tested"    # the paper: figure only
     one = _ev({}, per_seed=per_seed[per_seed.seed == 1])
-    assert verdict(R.error_bars_separate, one).verdict == "not tested"
+    assert verdict(F.error_bars_separate, one).verdict == "not tested"
 
 
 def _bins(method, conf, acc, train=None):
@@ -178,24 +179,24 @@ def test_bin_rules_on_constructed_gaps():
                    _bins("flsd53", [0.42, 0.6, 0.85], [0.4, 0.62, 0.8]),
                    _bins("adafocal", [0.4, 0.6, 0.8], [0.4, 0.6, 0.8])], ignore_index=True)
     e = _ev({}, bins=b)
-    assert verdict(R.ce_overconfident_every_bin, e).verdict == "holds"
-    assert verdict(R.ada_lowest_every_bin, e).verdict == "holds"
-    assert verdict(R.fl4_lowest_adaece, e).verdict == "holds"
-    assert verdict(R.no_single_gamma, e).verdict == "holds"                   # FL-4 in bins 0, 1; FL-5 in bin 1
-    assert verdict(R.flsd_not_best, e).verdict == "holds"
-    assert verdict(R.correspondence, e).verdict == "holds"
-    assert verdict(R.correspondence, _ev({}, bins=b.assign(train_confidence=np.nan))).verdict == "not tested"
-    assert verdict(R.ce_overconfident_every_bin, _ev({})).verdict == "not tested"
+    assert verdict(F.ce_overconfident_every_bin, e).verdict == "holds"
+    assert verdict(F.ada_lowest_every_bin, e).verdict == "holds"
+    assert verdict(F.fl4_lowest_adaece, e).verdict == "holds"
+    assert verdict(F.no_single_gamma, e).verdict == "holds"                   # FL-4 in bins 0, 1; FL-5 in bin 1
+    assert verdict(F.flsd_not_best, e).verdict == "holds"
+    assert verdict(F.correspondence, e).verdict == "holds"
+    assert verdict(F.correspondence, _ev({}, bins=b.assign(train_confidence=np.nan))).verdict == "not tested"
+    assert verdict(F.ce_overconfident_every_bin, _ev({})).verdict == "not tested"
 
 
 def test_gamma_rules_read_the_final_gammas():
     def e(setting, g):
         return _ev({}, gammas=pd.DataFrame({"setting": setting, "seed": 1, "bin": np.arange(len(g)), "gamma": g}))
-    assert verdict(R.gamma_ends, e("gamma_max=20", [19.0, 5.0, 1.2])).verdict == "holds"
-    assert verdict(R.gamma_ends, e("gamma_max=20", [2.0, 5.0, 1.2])).verdict == "fails"
-    assert verdict(R.unbounded_blows_up, e("gamma_max=unbounded", [300.0, 40, 9, 3, 2, 1])).verdict == "holds"
-    assert verdict(R.unbounded_blows_up, e("gamma_max=unbounded", [3.0, 4, 9, 3, 2, 1])).verdict == "fails"
-    assert verdict(R.gamma_ends, e("gamma_max=50", [19.0, 5.0, 1.2])).verdict == "not tested"
+    assert verdict(F.gamma_ends, e("gamma_max=20", [19.0, 5.0, 1.2])).verdict == "holds"
+    assert verdict(F.gamma_ends, e("gamma_max=20", [2.0, 5.0, 1.2])).verdict == "fails"
+    assert verdict(F.unbounded_blows_up, e("gamma_max=unbounded", [300.0, 40, 9, 3, 2, 1])).verdict == "holds"
+    assert verdict(F.unbounded_blows_up, e("gamma_max=unbounded", [3.0, 4, 9, 3, 2, 1])).verdict == "fails"
+    assert verdict(F.gamma_ends, e("gamma_max=50", [19.0, 5.0, 1.2])).verdict == "not tested"
 
 
 def test_ood_rules():
@@ -352,7 +353,8 @@ def test_settings_side_by_side_places_both_sides_and_the_difference():
                          "temperature_scaled": False, "mean": [1.25, 2.0], "std": [np.nan, 0.5]})
     t = cmp.rows.settings_side_by_side(ours, ev.table9_rows(), "adafocal", ("ece", "adaece"), ["bins=5", "bins=10"])
     assert t.loc["bins=5", ("ece", "paper")] == "0.76" and t.loc["bins=5", ("ece", "ours")] == "1.25"
-    assert t.loc["bins=5", ("ece", "ours − paper")] == "0.49" and t.loc["bins=5", ("adaece", "ours")] == "2.00 ± 0.50"
+    assert t.loc["bins=5", ("ece", "ours − paper")] == "0.49"
+    assert t.loc["bins=5", ("adaece", "ours")] == "2.00 ± 0.50"
     assert t.loc["bins=10", ("ece", "ours")] == "–"
     with pytest.raises(ValueError, match="unknown metric"):
         cmp.rows.settings_side_by_side(ours, None, "adafocal", ("eceX",), ["bins=5"])

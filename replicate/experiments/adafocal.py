@@ -144,11 +144,11 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
     if seed_methods:
         p.add("seeds", seed_methods, cmp.configs(seed_methods, dataset, model, prof.name, err_seeds,
                                                  history_methods=SEED_METHODS))
-    rule = cmp.METHODS[ablation_rule]
+    rule, name = cmp.METHODS[ablation_rule], RULE_NAMES[ablation_rule]
     ablations = {
-        "bins": [rule.variant(bins_key(ablation_rule, n), f"{RULE_NAMES[ablation_rule]}, {n} bins", num_bins=n) if n != MAIN_BINS
+        "bins": [rule.variant(bins_key(ablation_rule, n), f"{name}, {n} bins", num_bins=n) if n != MAIN_BINS
                  else rule for n in sorted((*n_bins, MAIN_BINS))],
-        "gamma_max": [rule.variant(gamma_max_key(ablation_rule, g), f"{RULE_NAMES[ablation_rule]}, γmax {gamma_max_label(g)}",
+        "gamma_max": [rule.variant(gamma_max_key(ablation_rule, g), f"{name}, γmax {gamma_max_label(g)}",
                                    gamma_max=g) if g != MAIN_GAMMA_MAX else rule
                       for g in sorted((*g_max, MAIN_GAMMA_MAX))]}
     for group, variants in ablations.items():

@@ -22,7 +22,7 @@ import pandas as pd
 from .. import comparison as cmp
 from ..comparison import ood as cood
 from ..comparison.rows import our_rows, paper_rows, rename_method
-from .adafocal import ADAFOCAL_KEYS, FIG1_METHODS, MAIN_GAMMA_MAX, PAPER, RULE_NAMES, history_run, setting_of
+from .adafocal import ADAFOCAL_KEYS, FIG1_METHODS, PAPER, RULE_NAMES, history_run, setting_of
 
 #: Metrics of Tables 1-8 (and MCE, NLL, which the paper does not print); T by validation ECE.
 TABLE_METRICS = ("ece", "adaece", "classwise_ece", "mce", "nll", "error", "debiased_ece", "debiased_ece_30",
@@ -188,6 +188,3 @@ def our_evidence(p: cmp.Plan, runs: dict, ours: dict, rule: str) -> Evidence:
     return Evidence(tables, pd.concat(per_seed, ignore_index=True) if per_seed else None,
                     _bins_frame(runs, rule, seed), _gammas_frame(runs, rule), missing)
 
-
-def main_gamma_setting() -> str:
-    return f"gamma_max={MAIN_GAMMA_MAX:g}"
