@@ -7,7 +7,9 @@
 ``replicate train ...`` / ``replicate runs ls`` / ``replicate runs show ID``
     train one configuration through the run store, list and inspect runs;
 ``replicate claims [--paper P] [--kind K] [--format table|json|csv] [--profile P]``
-    print every claim the book checks, with its verdict (:mod:`replicate.cli_claims`).
+    print every claim the book checks, with its verdict (:mod:`replicate.cli_claims`);
+``replicate sweep CHAPTER [-p NAME VALUE]... [--executor local|slurm] [--workers N] [--dry-run]``
+    train a chapter's missing runs in parallel, then execute it (:mod:`replicate.cli_sweep`).
 
 ``--data-dir DIR`` (any subcommand) sets the data directory for this invocation,
 overriding ``$REPLICATE_DATA``.
@@ -27,12 +29,7 @@ from . import config, runner
 def _cmd_run(args) -> int:
     source = runner.resolve_notebook(args.notebook)
     params = dict(args.param or [])
-    if args.output:
-        output = Path(args.output)
-    else:
-        tag = hashlib.sha256(json.dumps([args.profile, sorted(params.items())]).encode()).hexdigest()[:8]
-        suffix = f"-{args.profile}" if args.profile else ""
-        output = config.repo_root() / "_build" / "executed" / f"{source.stem}{suffix}-{tag}.ipynb"
+    output = Path(args.output) if args.output else runner.default_output(source, args.profile, params)
     path = runner.execute(source, output, parameters=params, profile=args.profile, force=True)
     print(f"executed notebook: {path}")
     return 0
@@ -67,10 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--workdir", help="build in this directory instead of the checkout (used by the smoke test)")
     b.set_defaults(func=_cmd_book)
 
-    from . import cli_claims, cli_runs
+    from . import cli_claims, cli_runs, cli_sweep
 
     cli_runs.add_subcommands(sub, parents=[common])
     cli_claims.add_subcommands(sub, parents=[common])
+    cli_sweep.add_subcommands(sub, parents=[common])
     return parser
 
 

@@ -249,6 +249,14 @@ def execute(source: Path, target: Path, parameters: dict | None = None, profile:
 
 
 # --------------------------------------------------------------------------- book
+def default_output(source: Path, profile: str | None, parameters: dict) -> Path:
+    """Where ``replicate run`` (and ``replicate sweep``) write an executed chapter by default:
+    ``_build/executed/NAME[-PROFILE]-HASH.ipynb``, the hash of the profile and parameters."""
+    tag = hashlib.sha256(json.dumps([profile, sorted(parameters.items())], default=str).encode()).hexdigest()[:8]
+    suffix = f"-{profile}" if profile else ""
+    return config.repo_root() / "_build" / "executed" / f"{Path(source).stem}{suffix}-{tag}.ipynb"
+
+
 def _copy_book_sources(root: Path, workdir: Path) -> None:
     workdir.mkdir(parents=True, exist_ok=True)
     for name in ("_config.yml", "_toc.yml"):

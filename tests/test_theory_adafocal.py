@@ -185,3 +185,28 @@ def test_closed_loop_trajectories():
     l30 = ad.simulate_closed_loop(_response, 1.0, 100, lam=30, variant="paper")["gamma"]
     assert np.any(np.diff(np.sign(np.diff(l10[:40]))) != 0) and abs(l10[-1] / g_ref - 1) < 1e-6
     assert abs(l30[-1] / g_ref - 1) > 1e-3 and np.abs(l30[60:] / g_ref - 1).max() > 0.1
+
+
+def test_toy_response_of_the_claims_module():
+    from replicate.theory.adafocal_claims import toy_response
+
+    for gam in (0.5, 1.3292864097687667, 4.0):
+        assert toy_response(gam) == pytest.approx(float(_q_star(gam) - A_VAL), abs=1e-12)
+    # a better fitted bin needs a larger gamma for a zero gap (chapter exercise)
+    g_999 = ad.fixed_point(lambda g: toy_response(g, a_train=0.999), 1e-6, 50.0)
+    ref = mp.findroot(lambda gm: _stationarity(A_VAL, gm, eta=mp.mpf("0.999")), (mp.mpf(1), mp.mpf(5)),
+                      solver="anderson")
+    assert g_999 == pytest.approx(float(ref), rel=1e-9) and g_999 > 1.33
+
+
+def test_quoted_bound_of_section_3():
+    # chapter: L_FL >= KL(q||p) - gamma H(p) for one-hot q, every gamma tried (also < 1)
+    rng = np.random.default_rng(4)
+    for k in (2, 10):
+        pred = rng.dirichlet(np.ones(k), 200)
+        y = rng.integers(0, k, 200)
+        py = pred[np.arange(200), y]
+        for gam in (0.25, 1.0, 5.0):
+            fl_loss = -(1 - py) ** gam * np.log(py)
+            bound = -np.log(py) + gam * (pred * np.log(pred)).sum(1)
+            assert np.all(fl_loss >= bound - 1e-12)

@@ -389,15 +389,123 @@ def test_appendix_g_quoted_numbers():
 
 @pytest.mark.parametrize("std, wn_ce, share_ce, wn_fl", [(0.2, 2.194, 0.550, 1.226), (1.0, 1.119, 0.080, 0.628)])
 def test_appendix_g_sensitivity_table(std, wn_ce, share_ce, wn_fl):
+    # chapter (cpu): the table of cluster spreads; the largest CE share above 0.9 is 55% (sd 0.2)
     _, _, ce, fo = _independent_fits(std)
     assert np.linalg.norm(ce) == pytest.approx(wn_ce, abs=1e-3)
     assert np.linalg.norm(fo) == pytest.approx(wn_fl, abs=1e-3)
     assert np.mean(_mis_conf(ce, std) > 0.9) == pytest.approx(share_ce, abs=1e-3)
     assert np.mean(_mis_conf(fo, std) > 0.9) == 0
+    row = lin.spread_table((std,)).iloc[0]
+    assert row["‖w‖ ce"] == pytest.approx(np.linalg.norm(ce), rel=1e-7)
+    assert row["‖w‖ focal"] == pytest.approx(np.linalg.norm(fo), rel=1e-7)
+    assert row["share > 0.9 ce"] == np.mean(_mis_conf(ce, std) > 0.9)
+    assert row["median focal"] == pytest.approx(np.median(_mis_conf(fo, std)), rel=1e-6)
+    assert row["mistakes ce"] == len(_mis_conf(ce, std))
 
 
-def test_claim_log():
-    log = rp.theory.claims.ClaimLog()
-    log.add("a", "b", "c", "d", True)
-    log.add("e", "f", "g", "h", np.bool_(False), bad="misstated")
-    assert list(log.table().verdict) == ["holds", "misstated"]
+def test_appendix_g_result_and_known_rows():
+    res = lin.appendix_g(std=0.5, iters=2_000, record_every=1_000)
+    assert set(res) == {"X", "y", "Xt", "yt", "flipped_test", "runs", "mistakes"}
+    Xt, yt, flipped = lin.make_clusters(100, 0.5, 0.1, seed=1)
+    assert np.array_equal(res["Xt"], Xt) and np.array_equal(res["flipped_test"], flipped)
+    assert list(res["runs"]["ce"]["steps"]) == [0, 1_000, 2_000]
+    np.testing.assert_array_equal(res["mistakes"]["ce"], lin.misclassified_confidence(res["runs"]["ce"]["w"], Xt, yt))
+    table = lin.spread_table((0.5,), known={0.5: res})  # not rerun: the short run's numbers
+    assert table.iloc[0]["‖w‖ ce"] == np.linalg.norm(res["runs"]["ce"]["w"])
+
+
+# ----------------------------------------------------------------------------- Eq. 7, 9, 10, log g
+def test_eq7_and_k_against_mpmath():
+    for p in (1e-8, 0.05, 0.3, 0.7, 0.99, 1 - 1e-7):
+        for gam in (0.5, 1.0, 2.5, 7.0):
+            assert fl.gradient_factor_dp(p, gam) == pytest.approx(float(mp.diff(lambda x: g_mp(x, gam), p)), rel=1e-9)
+            k_ref = 2 * (1 - mp.mpf(p)) / mp.log(p) + 1 - gam * mp.mpf(p)
+            assert fl.k_term(p, gam) == pytest.approx(float(k_ref), rel=1e-12)
+            dk = mp.diff(lambda x: 2 * (1 - x) / mp.log(x) + 1 - gam * x, mp.mpf(p))
+            assert fl.k_term_dp(p, gam) == pytest.approx(float(dk), rel=1e-7)
+            assert fl.k_term_dp(p, gam) < 0
+    assert fl.k_term(0.0, 3.0) == 1.0 and fl.k_term(1.0, 3.0) == -4.0  # the limits of App. B
+    with pytest.raises(ValueError, match="open interval"):
+        fl.gradient_factor_dp(0.0, 1.0)
+
+
+def test_complex_step_reference_of_the_claims():
+    from replicate.theory.focal_claims_gradient import g_complex_step
+
+    for p in (0.01, 0.4, 0.95):
+        assert g_complex_step(p, 3.5) == pytest.approx(float(mp.diff(lambda x: g_mp(x, 3.5), p)), rel=1e-12)
+
+
+def test_log_gradient_factor_keeps_the_sign_where_g_rounds_to_one():
+    for p in ("1e-300", "1e-30", "0.1", "0.3", "0.9"):
+        for gam in (0.5, 3.0):
+            ref = mp.log(g_mp(mp.mpf(p), gam))
+            assert fl.log_gradient_factor(float(p), gam) == pytest.approx(float(ref), rel=1e-10)
+    assert fl.focal_gradient_factor(1e-300, 3.0) == 1.0 and fl.log_gradient_factor(1e-300, 3.0) > 0
+    assert fl.log_gradient_factor(1.0, 2.0) == -np.inf
+
+
+def test_eq10_rhs_against_mpmath_and_its_minimum():
+    # chapter: z in [-1/e, ...), smallest at p0 = 0.5 (Eq. 10, "minimum -1/e at p0 = 0.5")
+    for p0 in (0.001, 0.2, 0.5, 0.8, 0.999):
+        a, b = 1 - mp.mpf(p0), mp.mpf(p0) * mp.log(p0)
+        z = -(a ** (1 - a / b) / b) * mp.log(a)
+        assert fl.eq10_rhs(p0) == pytest.approx(float(z), rel=1e-12)
+        assert fl.eq10_rhs(p0, log=True) == pytest.approx(float(mp.log(-z)), abs=1e-12)
+    assert fl.eq10_rhs(0.5) == pytest.approx(-math.exp(-1), rel=1e-14)
+    grid = np.linspace(0.001, 0.999, 999)
+    assert np.all(fl.eq10_rhs(grid) >= -math.exp(-1) * (1 + 1e-14))
+    with pytest.raises(ValueError, match="p0"):
+        fl.eq10_rhs(1.0)
+
+
+# ----------------------------------------------------------------------------- footnote 2 of AdaFocal
+def dg_dgamma_mp(p, gam):
+    return mp.diff(lambda t: g_mp(p, t), mp.mpf(gam))
+
+
+def shrink_threshold_mp(gam):
+    """The p in (0, 1/2] where dg/dgamma changes sign, by mpmath root finding on mp.diff."""
+    return mp.findroot(lambda p: dg_dgamma_mp(p, gam), (mp.mpf("1e-4"), mp.mpf("0.5")), solver="anderson")
+
+
+def test_gradient_factor_dgamma_against_mpmath():
+    for p in (0.01, 0.2, 0.5, 0.9):
+        for gam in (0.0, 0.5, 2.0, 8.0):
+            assert fl.gradient_factor_dgamma(p, gam) == pytest.approx(float(dg_dgamma_mp(p, gam)), rel=1e-9, abs=1e-15)
+
+
+def test_gradient_shrink_threshold_against_mpmath():
+    # chapter (AdaFocal): 0.283 at gamma = 1, 0.2 at gamma = 1.996, 0.035 at gamma = 20
+    gam = np.array([0.3, 1.0, 2.0, 5.0, 20.0])
+    ours = rp.theory.gradient_shrink_threshold(gam)
+    assert ours.shape == gam.shape
+    for g, t in zip(gam, ours):
+        assert t == pytest.approx(float(shrink_threshold_mp(g)), rel=1e-9)
+    assert ours[1] == pytest.approx(0.283, abs=5e-4) and ours[-1] == pytest.approx(0.035, abs=5e-4)
+    g02 = float(mp.findroot(lambda t: dg_dgamma_mp(mp.mpf("0.2"), t), mp.mpf(2)))
+    assert g02 == pytest.approx(1.996, abs=5e-4)
+    assert float(rp.theory.gradient_shrink_threshold(g02)) == pytest.approx(0.2, rel=1e-9)
+    # gamma = 0: the sign change of dg/dgamma = h + log(1-p) is at p = 1/2 exactly
+    assert rp.theory.gradient_shrink_threshold(0.0) == 0.5
+    assert np.all(np.diff(rp.theory.gradient_shrink_threshold(np.linspace(0, 30, 61))) < 0)
+    with pytest.raises(ValueError, match="gamma"):
+        rp.theory.gradient_shrink_threshold(-1.0)
+
+
+def test_shrink_gamma_is_the_closed_form_inverse():
+    p = np.linspace(0.01, 0.49, 25)
+    back = rp.theory.gradient_shrink_threshold(fl.shrink_gamma(p))
+    np.testing.assert_allclose(back, p, rtol=1e-10)
+    for q in (0.05, 0.3):  # dg/dgamma vanishes at (q, shrink_gamma(q)) (mpmath)
+        assert abs(float(dg_dgamma_mp(q, fl.shrink_gamma(q)))) < 1e-12
+    assert fl.shrink_gamma(0.5) == pytest.approx(0.0, abs=1e-15) and fl.shrink_gamma(0.7) < 0
+
+
+def test_bernoulli_step_and_entropy():
+    rng = np.random.default_rng(2)
+    p, q = rng.dirichlet(np.ones(4), 50), rng.dirichlet(np.ones(4), 50)
+    np.testing.assert_allclose(fl.bernoulli_step(p, q, 2.0), -((1 - 2.0 * q) * p * np.log(q)).sum(1), rtol=1e-12)
+    np.testing.assert_allclose(fl.entropy(q), [float(-sum(mp.mpf(x) * mp.log(x) for x in row)) for row in q],
+                               rtol=1e-12)
+    assert fl.entropy([1.0, 0.0]) == 0.0

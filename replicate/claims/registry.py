@@ -41,6 +41,8 @@ class Source:
 
 #: Every claim source of the book, in book order. Add a chapter's builder here, once.
 SOURCES: tuple[Source, ...] = (
+    Source("mukhoti2020", "theory", "theory_focal_loss", "replicate.theory.focal_claims:claims"),
+    Source("ghosh2022", "theory", "theory_adafocal", "replicate.theory.adafocal_claims:claims"),
     Source("mukhoti2020", "experiment", "exp_focal_loss", "replicate.experiments.mukhoti:claims"),
     Source("ghosh2022", "experiment", "exp_adafocal", "replicate.experiments.adafocal:claims"),
 )

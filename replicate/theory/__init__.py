@@ -3,8 +3,12 @@
 Submodules, one per paper:
 
 - :mod:`replicate.theory.focal` -- Mukhoti et al. 2020 (gradient factor, Lambert-W gamma,
-  focal risk minimiser, the KL bound, the linear-model experiment of Appendix G).
-- :mod:`replicate.theory.adafocal` -- Ghosh et al. 2022 (CalFocal loss shape, gamma dynamics).
+  focal risk minimiser, the KL bound; one name space over ``focal_gradient``,
+  ``focal_lambert``, ``focal_risk``, ``focal_autograd``), the linear-model experiment of
+  Appendix G (``linear_experiment``), the claims (``focal_claims``) and figures
+  (``focal_figures``).
+- :mod:`replicate.theory.adafocal` -- Ghosh et al. 2022 (CalFocal loss shape, gamma
+  dynamics), with ``adafocal_claims`` and ``adafocal_figures``.
 - :mod:`replicate.theory.dual_focal` -- Tao et al. 2023 (phi, eta-under-confidence region).
 - :mod:`replicate.theory.fcl` -- Liang et al. (focal calibration loss risk, post-processing gap).
 - :mod:`replicate.theory.fts` -- Komisarenko & Kull 2024 (focal calibration map, temperature bounds).
@@ -18,9 +22,11 @@ import importlib.util
 import pkgutil
 
 _EXPORTS = {
-    "focal_gradient_factor": "focal",
-    "lambert_w_gamma": "focal",
-    "focal_risk_minimizer": "focal",
+    "focal_gradient_factor": "focal_gradient",
+    "gradient_threshold": "focal_gradient",
+    "gradient_shrink_threshold": "focal_gradient",
+    "lambert_w_gamma": "focal_lambert",
+    "focal_risk_minimizer": "focal_risk",
     "focal_calibration_map": "fts",
     "temperature_bounds": "fts",
     "dual_focal_phi": "dual_focal",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .focal import _probs, focal_gradient_factor
+from .focal_gradient import _probs, focal_gradient_factor
 
 __all__ = ["calfocal_gamma", "calfocal_loss_curve", "calfocal_slopes", "simulate_gamma",
            "simulate_closed_loop", "gap_scenarios", "fixed_point", "linearised_factor",

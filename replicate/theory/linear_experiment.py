@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import expit
 
 __all__ = ["make_clusters", "linear_loss_and_grad", "train_linear", "misclassified_confidence",
-           "LOSSES"]
+           "appendix_g", "spread_row", "spread_table", "LOSSES"]
 
 LOSSES = ("ce", "focal")
 
@@ -182,3 +182,48 @@ def misclassified_confidence(w, X, y) -> np.ndarray:
     pred = (z > 0).astype(int)
     conf = np.exp(_log_sigmoid(np.abs(z)))
     return conf[pred != np.asarray(y)]
+
+
+def appendix_g(std: float = 0.5, n_per_cluster: int = 100, flip: float = 0.1, gamma: float = 1.0,
+               lr: float = 0.1, iters: int = 50_000, record_every: int = 10, seeds=(0, 1)) -> dict:
+    """The Appendix G experiment at one cluster spread: train on ``seeds[0]``, test on ``seeds[1]``.
+
+    Returns ``X, y`` (training data), ``Xt, yt`` (test data), ``flipped_test`` (which test labels
+    were flipped), ``runs`` (``{"ce", "focal"}`` ->
+    :func:`train_linear` output) and ``mistakes`` (loss -> confidences of the misclassified
+    test points, :func:`misclassified_confidence`).
+    """
+    X, y, _ = make_clusters(n_per_cluster, std, flip, seed=seeds[0])
+    Xt, yt, flipped_test = make_clusters(n_per_cluster, std, flip, seed=seeds[1])
+    runs = {name: train_linear(X, y, loss=name, gamma=gamma, lr=lr, iters=iters, record_every=record_every)
+            for name in LOSSES}
+    mistakes = {name: misclassified_confidence(r["w"], Xt, yt) for name, r in runs.items()}
+    return {"X": X, "y": y, "Xt": Xt, "yt": yt, "flipped_test": flipped_test, "runs": runs, "mistakes": mistakes}
+
+
+def spread_row(res: dict, std: float) -> dict:
+    """One row of :func:`spread_table` from an :func:`appendix_g` result at cluster sd ``std``."""
+    mis, runs = res["mistakes"], res["runs"]
+    return {"cluster sd": float(std), "‖w‖ ce": float(np.linalg.norm(runs["ce"]["w"])),
+            "‖w‖ focal": float(np.linalg.norm(runs["focal"]["w"])), "mistakes ce": len(mis["ce"]),
+            "mistakes focal": len(mis["focal"]), "share > 0.9 ce": float(np.mean(mis["ce"] > 0.9)),
+            "share > 0.9 focal": float(np.mean(mis["focal"] > 0.9)), "median ce": float(np.median(mis["ce"])),
+            "median focal": float(np.median(mis["focal"])), "grad norm": max(r["grad_norm"] for r in runs.values())}
+
+
+def spread_table(stds=(0.2, 0.5, 1.0), known: dict | None = None, **kwargs):
+    """One row per cluster spread: final weight norms, misclassified test points, the share of
+    them above 0.9 confidence and their median confidence, for CE and focal loss.
+
+    ``known`` maps a spread to an :func:`appendix_g` result already computed (not rerun);
+    ``kwargs`` go to :func:`appendix_g` (``record_every`` defaults to ``iters``: no trajectory).
+    Returns a pandas DataFrame with columns ``cluster sd``, ``‖w‖ ce``, ``‖w‖ focal``,
+    ``mistakes ce``, ``mistakes focal``, ``share > 0.9 ce``, ``share > 0.9 focal``,
+    ``median ce``, ``median focal`` and ``grad norm`` (the larger final gradient norm of the fits).
+    """
+    import pandas as pd
+
+    known = known or {}
+    kwargs.setdefault("record_every", kwargs.get("iters", 50_000))
+    return pd.DataFrame([spread_row(known[sd] if sd in known else appendix_g(std=sd, **kwargs), sd)
+                         for sd in stds])

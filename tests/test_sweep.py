@@ -1,0 +1,164 @@
+"""replicate sweep: the chapter's own plan, dry runs, a local process pool, Ctrl-C and
+resume, and submitit jobs (its local executor: no Slurm needed) killed, requeued and
+ending with the same result as an uninterrupted run.
+
+Workers are separate processes, so they read real files: a small CIFAR-10 in the official
+python-pickle format is generated in a temporary data directory.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import replicate as rp
+from replicate import cli, runs, sweep
+from replicate.runs import RunConfig
+from test_data import write_cifar10
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture()
+def env(tmp_path, monkeypatch):
+    """Private stores and a generated official-format CIFAR-10 (300 train, 60 test images)."""
+    data = tmp_path / "data"
+    write_cifar10(data, per_batch=60, n_test=60)
+    for var, path in (("REPLICATE_DATA", data), ("REPLICATE_CACHE", tmp_path / "cache"),
+                      ("REPLICATE_RESULTS", tmp_path / "results")):
+        monkeypatch.setenv(var, str(path))
+    monkeypatch.setenv("REPLICATE_OFFLINE", "1")
+    runs.clear_data_cache()
+    return tmp_path
+
+
+def tiny(loss="cross_entropy", epochs=1, **params):
+    return RunConfig("cifar10", loss, params, profile="smoke", options={"epochs": epochs},
+                     data_params={"val_size": 60})
+
+
+# ----------------------------------------------------------------------------- planning
+def test_dry_run_lists_the_chapters_own_runs_and_trains_nothing(env, capsys):
+    assert cli.main(["sweep", "exp_focal_loss", "--profile", "smoke", "-p", "seeds", "[1, 2]", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    plan = rp.experiments.chapter_plan("exp_focal_loss", profile="smoke", seeds=[1, 2])
+    assert all(key in out for key in plan.configs())
+    assert "12 runs: 0 finished (skipped), 12 to train" in out
+    assert not (env / "results").exists() and not (env / "cache" / "runs").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["sweep", "exp_focal_loss", "-p", "epochs", "3"], "has no parameter 'epochs'"),
+    (["sweep", "exp_focal_loss", "--profile", "laptop"], "unknown profile 'laptop'"),
+    (["sweep", "theory_fts"], "trains nothing"),
+    (["sweep", "exp_focal_loss", "--executor", "pbs"], "--executor must be one of local, slurm"),
+    (["sweep", "exp_focal_loss", "--workers", "0"], "--workers must be a positive integer"),
+])
+def test_bad_input_is_one_line_before_any_work(env, capsys, argv, message):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+# ----------------------------------------------------------------------------- local pool
+def test_local_pool_trains_missing_runs_once_then_skips(env):
+    cfgs = {c.key: c for c in (tiny(), tiny("focal", gamma=2.0), tiny("brier"))}
+    s = sweep.run_local(cfgs, env / "logs", workers=2, device="cpu", quiet=True)
+    assert s.counts()["trained"] == 3 and s.ok
+    for key, cfg in cfgs.items():
+        run = runs.find(cfg)
+        assert run is not None and run.store == "cache"           # smoke runs never go to results/
+        assert "finished:" in (env / "logs" / f"{key}.log").read_text()
+    again = sweep.run_local(cfgs, env / "logs", workers=2, device="cpu", quiet=True)
+    assert again.counts()["skipped"] == 3
+
+
+def test_a_failing_run_is_reported_with_its_reason_and_the_others_finish(env, monkeypatch):
+    bad = RunConfig("cifar10", "cross_entropy", profile="smoke", options={"epochs": 1},
+                    data_params={"val_size": 100000})                 # more validation images than exist
+    cfgs = {c.key: c for c in (tiny(), bad)}
+    s = sweep.run_local(cfgs, env / "logs", workers=1, device="cpu", quiet=True)
+    f = s.frame().set_index("key")
+    assert f.loc[tiny().key, "status"] == "trained" and f.loc[bad.key, "status"] == "failed"
+    assert f.loc[bad.key, "reason"] and not s.ok
+    assert runs.find(bad) is None and not list((env / "cache" / "runs").glob(".tmp-*"))
+
+
+_INTERRUPTIBLE = """
+import sys
+from pathlib import Path
+from replicate import sweep
+from replicate.runs import RunConfig
+cfg = RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", options={"epochs": 40},
+                data_params={"val_size": 60})
+s = sweep.run_local({cfg.key: cfg}, Path(sys.argv[1]), workers=1, device="cpu", quiet=True)
+print("SUMMARY", s.line(), flush=True)
+"""
+
+
+def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(env):
+    """SIGINT to the sweep's process group (what Ctrl-C sends) stops the worker mid-run: no
+    finished record, the epoch checkpoint is kept, and the rerun resumes from it."""
+    cfg = RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", options={"epochs": 40},
+                    data_params={"val_size": 60})
+    proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTIBLE, str(env / "logs")], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    ckpt = runs.checkpoint_path(cfg.key)
+    deadline = time.time() + 120
+    while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    assert ckpt.exists(), proc.communicate()[0]
+    os.killpg(proc.pid, signal.SIGINT)
+    out = proc.communicate(timeout=120)[0]
+    assert "SUMMARY 1 stopped" in out, out
+    assert runs.find(cfg) is None and ckpt.exists()
+    s = sweep.run_local({cfg.key: cfg}, env / "logs", workers=1, device="cpu", quiet=True)
+    assert s.counts()["trained"] == 1
+    assert runs.find(cfg).provenance["resumed_from_epoch"] >= 1
+
+
+# ----------------------------------------------------------------------------- submitit
+def test_submitit_job_killed_and_requeued_ends_with_the_uninterrupted_result(env, monkeypatch):
+    submitit = pytest.importorskip("submitit")
+    cfg = tiny("focal", epochs=6, gamma=3.0)
+    executor = submitit.AutoExecutor(folder=str(env / "submitit"), cluster="local")
+    executor.update_parameters(timeout_min=10)
+    job = executor.submit(sweep.TrainJob(), cfg.to_dict(), str(env / "logs" / "job.log"), "cpu", "auto")
+    ckpt = runs.checkpoint_path(cfg.key)
+    deadline = time.time() + 180
+    while not ckpt.exists() and time.time() < deadline and not job.done():
+        time.sleep(0.2)
+    assert ckpt.exists() and not job.done(), "the job finished before it could be interrupted"
+    # the pre-emption / time-out signal, sent to the task as Slurm does (submitit's local
+    # controller then restarts the requeued task; LocalJob._interrupt would signal the controller)
+    import psutil
+
+    for task in psutil.Process(job._process.pid).children(recursive=True):
+        task.send_signal(signal.SIGUSR2)
+    row = job.result()
+    assert row["status"] == "trained"
+    resumed = runs.find(cfg)
+    assert resumed.provenance["resumed_from_epoch"] >= 1
+    # the same run, uninterrupted, in another store
+    monkeypatch.setenv("REPLICATE_CACHE", str(env / "other-cache"))
+    runs.clear_data_cache()
+    fresh = runs.get_or_train(cfg, progress="none", device="cpu")
+    assert fresh.provenance["resumed_from_epoch"] == 0
+    assert np.array_equal(fresh.logits("test")[0], resumed.logits("test")[0])
+    assert fresh.metrics == resumed.metrics and fresh.temperature == resumed.temperature
+
+
+def test_submitit_array_through_the_sweep_api(env):
+    pytest.importorskip("submitit")
+    cfgs = {c.key: c for c in (tiny(), tiny("brier"))}
+    s = sweep.run_submitit(cfgs, env / "logs", cluster="local", device="cpu", quiet=True, poll_s=0.5)
+    assert s.counts()["trained"] == 2
+    assert all(runs.find(c) is not None for c in cfgs.values())
+    with pytest.raises(ValueError, match="unknown Slurm setting"):
+        sweep.run_submitit(cfgs, env / "logs", cluster="local", queue="gpu")
