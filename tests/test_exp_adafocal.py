@@ -445,3 +445,18 @@ def test_committed_cpu_runs_agree_with_their_records():
             again = validation_bins(torch.as_tensor(zv), torch.as_tensor(yv))
             assert np.array_equal(np.asarray(again["count"]), got["count"].to_numpy()) or \
                 np.abs(np.asarray(again["count"]) - got["count"].to_numpy()).sum() <= 4, key   # float16 logits
+
+
+def test_rule_difference_and_final_bins_from_records(stores):
+    hist = [{"epoch": 1, "seconds": 0.1, "loss_state": {"gamma": [1.5, 0.5]}},
+            {"epoch": 2, "seconds": 0.1, "loss_state": {"gamma": [1.2, -0.2]}}]
+    a, b = _run(1, "adafocal", {"variant": "paper"}, history=hist), _run(1, "adafocal", {"variant": "code"},
+                                                                          history=hist)
+    d = exp.rule_difference(a, b)
+    assert d == {"min_abs_gamma": 0.2, "negative_gammas": 1, "max_logit_difference": 0.0}   # same seed: same logits
+    from replicate.training.diagnostics import validation_bins
+
+    f = ev.final_bins(a)                                  # no per-epoch bins: from the validation logits
+    z, y = a.logits("val")
+    want = validation_bins(torch.as_tensor(z), torch.as_tensor(y))
+    assert f["count"].tolist() == want["count"] and f["train_confidence"].isna().all()

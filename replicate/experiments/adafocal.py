@@ -220,9 +220,12 @@ def claims_log(summaries: dict, missing: dict | None = None) -> ClaimLog:
 
 def claims(profile: str = "cpu") -> ClaimLog:
     """The registered claims (:data:`replicate.claims.SOURCES`): the chapter's default plan at
-    ``profile``, its runs read from the store (never trained) and the paper's tables."""
+    ``profile``, its runs read from the store (never trained; the text row is left out when
+    its runs are missing) and the paper's tables."""
     p = plan(profile, device="cpu")
-    return claims_log(*evidence(p, cmp.load(p)))
+    runs = cmp.load(p, [g for g in p.groups if g != "text"])
+    text = cmp.load(p, "text") if runs is not None and "text" in p.groups else None
+    return claims_log(*evidence(p, {**runs, **(text or {})} if runs is not None else None))
 
 
 def wall_minutes(runs: dict) -> float:
@@ -252,3 +255,16 @@ def run_costs(p: cmp.Plan, runs: dict):
     if len(frame):
         frame["groups"] = frame["groups"].map(", ".join)
     return frame
+
+
+def rule_difference(paper_run, code_run) -> dict:
+    """How far the two AdaFocal rules' runs (same data, network and seed) are apart: the
+    smallest ``|gamma|`` the code rule reached over training (the rules differ only once a
+    gamma falls below the switch, 0.2), how many of its per-bin gammas were ever negative
+    (inverse focal loss), and the largest absolute difference of the two test logits."""
+    import numpy as np
+
+    g = np.array([row["loss_state"]["gamma"] for row in code_run.history], dtype=float)
+    za, zb = paper_run.logits("test")[0], code_run.logits("test")[0]
+    return {"min_abs_gamma": float(np.abs(g).min()), "negative_gammas": int((g < 0).sum()),
+            "max_logit_difference": float(np.abs(za - zb).max())}

@@ -22,6 +22,7 @@ from .adafocal_figure_rules import (ada_lowest_every_bin, ce_overconfident_every
 ADA = "adafocal"
 TABLE1 = ("cross_entropy", "brier", "mmce", "ls005", "flsd53")
 DEBIASED = ("debiased_ece", "debiased_ece_30", "sweep_ece", "sweep_ece_mass")
+TABLE10 = ("cross_entropy", "brier", "mmce", "ls005", "fl3", "flsd53", "adafocal")
 TABLE9 = ("ece", "adaece", "debiased_ece", "debiased_ece_30", "sweep_ece", "sweep_ece_mass")
 
 
@@ -112,7 +113,10 @@ def _lowest_overall(vals_pre: dict, vals_post: dict) -> bool | None:
 def lowest_with_ts(share: float):
     def rule(ev):
         pre, post = cells(ev, "ece"), cells(ev, "ece", True)
-        ok = {r: o for r in pre if (o := _lowest_overall(pre[r], post.get(r, {}))) is not None}
+        keep = (*TABLE1, ADA)
+        ok = {r: o for r in pre if (o := _lowest_overall({m: v for m, v in pre[r].items() if m in keep},
+                                                         {m: v for m, v in post.get(r, {}).items() if m in keep}))
+              is not None}
         if not ok:
             return "–", None
         return _count_text(ok, "AdaFocal lowest ECE of all pre- and post-T cells"), \
@@ -286,8 +290,8 @@ def ood_beats(among, what: str):
 def ts_ineffective(tolerance: float):
     def rule(ev):
         rows = _ood_rows(ev)
-        gains = {r: max((post[m] - pre[m] for m in pre if m in post), default=math.nan) for r, (pre, post) in
-                 rows.items()}
+        gains = {r: max((post[m] - pre[m] for m in pre if m in post and m in TABLE10), default=math.nan)
+                 for r, (pre, post) in rows.items()}
         gains = {r: g for r, g in gains.items() if not math.isnan(g)}
         if not gains:
             return "–", None
