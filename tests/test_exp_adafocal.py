@@ -296,6 +296,33 @@ def test_validation_bins_match_a_numpy_rewrite_of_adafocals_binning():
     assert sum(got["count"]) == 300 and sum(got["train_count"]) == 500
 
 
+def test_per_epoch_validation_bins_do_not_change_training():
+    """The engine's new per-epoch record: the same run with and without ``eval_every_epoch``
+    ends at identical logits (recording consumes no randomness and leaves the model alone),
+    and the last epoch's bins are the final model's validation bins, with AdaFocal's own
+    bins (its loss state) equal to them."""
+    from generated_data import generated_splits
+
+    splits = generated_splits(sizes=(300, 200, 200))
+    out = {}
+    for record in (False, True):
+        torch.manual_seed(0)
+        model = rp.models.get_model("tiny_cnn", 10, width=8)
+        s = training.TrainSettings(epochs=2, batch_size=64, lr=0.05, augment=False, eval_every_epoch=record,
+                                   eval_batch_size=100)
+        out[record] = training.train(model, rp.losses.get_loss("adafocal", variant="paper"), splits, s,
+                                     device="cpu", progress="none")
+    assert torch.equal(out[True].logits["test"][0], out[False].logits["test"][0])
+    last = out[True].history[-1]
+    assert "val_bins" in last and "val_bins" not in out[False].history[-1]
+    from replicate.training.diagnostics import validation_bins
+
+    again = validation_bins(*out[True].logits["val"])
+    np.testing.assert_allclose(last["val_bins"]["confidence"], again["confidence"], rtol=1e-6)
+    np.testing.assert_allclose(last["val_bins"]["edges"], last["loss_state"]["edges"], rtol=1e-12)
+    np.testing.assert_allclose(last["val_bins"]["count"], last["loss_state"]["count"])
+
+
 def _result(rng, history=None, n=N):
     logits = {s: (torch.from_numpy((rng.normal(size=(n, K)) * 2).astype(np.float32)),
                   torch.from_numpy(rng.integers(0, K, n))) for s in ("val", "test")}
