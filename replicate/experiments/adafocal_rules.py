@@ -189,7 +189,8 @@ def bins_best_middle(ev):
             continue
         best = min(mid, key=mid.get)
         worse = [n for n, v in ends.items() if v <= mid[best]]
-        out.append(f"{m}: best {best} bins ({mid[best]:.2f})" + (f", not beaten by {worse}" if worse else ""))
+        out.append(f"{m}: best of 10-20 is {best} bins ({mid[best]:.2f})"
+                   + (f", but {worse} bins do as well or better" if worse else ""))
         if worse:
             bad.append(m)
     if not out:

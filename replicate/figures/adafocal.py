@@ -166,8 +166,9 @@ def over_epochs(runs: Mapping[tuple, object], columns: Mapping[str, str] | None 
 
 
 def bin_dynamics(runs: Mapping[str, object], bins=(0, 4, 7, 10, 14), caption_text: str | None = None):
-    """Fig. 5(a): for each bin of ``bins``, ``E_val`` (top) and ``gamma_t`` (bottom, log
-    scale) after each epoch's update, one line per AdaFocal/CalFocal run of ``{label: Run}``."""
+    """Fig. 5(a): for each bin of ``bins``, ``E_val`` (top) and ``gamma_t`` (bottom; log scale
+    when the gammas span more than a factor 50) after each epoch's update, one line per
+    AdaFocal/CalFocal run of ``{label: Run}``."""
     _check_runs(runs)
     hist = {k: bins_history(r, "loss_state") for k, r in runs.items()}
     empty = [k for k, h in hist.items() if not len(h)]
@@ -184,7 +185,11 @@ def bin_dynamics(runs: Mapping[str, object], bins=(0, 4, 7, 10, 14), caption_tex
     for j, b in enumerate(bins):
         axes[0, j].axhline(0, color="black", lw=0.8, ls=":")
         axes[0, j].set(title=f"bin {b}")
-        axes[1, j].set(xlabel="epoch", yscale="log")
+        axes[1, j].set(xlabel="epoch")
+    g = pd.concat(hist.values())["gamma"].abs()
+    if g.min() > 0 and g.max() / g.min() > 50:
+        for ax in axes[1]:
+            ax.set_yscale("log")
     axes[0, 0].set_ylabel("E_val = C_val − A_val")
     axes[1, 0].set_ylabel("γ_t")
     axes[0, 0].legend(fontsize="xx-small")
