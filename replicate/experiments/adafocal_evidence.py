@@ -129,9 +129,14 @@ def _bins_frame(runs: dict, rule: str, seed: int) -> pd.DataFrame | None:
 
 
 def _gammas_frame(runs: dict, rule: str) -> pd.DataFrame | None:
-    frames = []
-    for (key, seed), run in runs.get("gamma_max", {}).items():
-        if key.startswith(rule):
+    """Final per-bin gammas of ``rule``'s runs: its main runs (every seed, gamma_max 20) and
+    its gamma_max ablation runs, one entry per distinct run."""
+    frames, seen = [], set()
+    for group in ("image", "seeds", "gamma_max"):
+        for (key, seed), run in runs.get(group, {}).items():
+            if not key.startswith(rule) or run.key in seen:
+                continue
+            seen.add(run.key)
             g = final_gammas(run)
             frames.append(pd.DataFrame({"setting": setting_of("gamma_max", key), "seed": seed,
                                         "bin": np.arange(g.size), "gamma": g}))
@@ -184,7 +189,7 @@ def our_evidence(p: cmp.Plan, runs: dict, ours: dict, rule: str) -> Evidence:
         "bins_ablation": (f"the bins ablation ran for {RULE_NAMES[ablated[0].split('_bins')[0]]}, not this rule, or "
                           f"without settings below 10, in 10-20 and above 20") if ablated else "no bins ablation",
         "per_seed": "no runs over several seeds in this plan", "bins": "no runs with validation bins",
-        "gammas": f"no AdaFocal runs of this rule in the gamma_max group"})
+        "gammas": "no AdaFocal runs of this rule"})
     return Evidence(tables, pd.concat(per_seed, ignore_index=True) if per_seed else None,
                     _bins_frame(runs, rule, seed), _gammas_frame(runs, rule), missing)
 
