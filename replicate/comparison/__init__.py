@@ -14,7 +14,9 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
 4. :mod:`.paper` -- :func:`paper_reference` (the paper's row for our data and network, or
    the closest one) and :func:`paper_values` (its printed numbers, in our layout), for
    any paper of :mod:`replicate.paper_tables`.
-5. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
+5. :mod:`.stats` -- intervals over seeds, paired tests, seeds needed, bootstrap ranks and
+   Kendall's tau (whether a difference between methods is real).
+6. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
    paper's own row), written into a :class:`replicate.claims.ClaimLog`.
 
 6. :mod:`.rows` -- a paper's tables over all its rows (:func:`rows.paper_rows`), ablation
@@ -26,6 +28,7 @@ All metric values are percentages, as the papers print them; temperatures are no
 from . import ood, rows
 from .methods import METHODS, Method, methods_frame, resolve_methods
 from .paper import PaperReference, metric_tables, paper_reference, paper_values
+from . import stats
 from .plan import Plan, check_seeds, configs, load, train, train_configs
 from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_name, describe_runs,
                      evaluate_logits, evaluate_runs, evidence_label, quote, s99_side_by_side, side_by_side,

@@ -94,6 +94,26 @@ class Run:
         return "other"
 
     @property
+    def data(self) -> dict:
+        """Which copy of the data the run was trained on: ``{"name", "source", "how"}``.
+
+        Recorded when the run was trained (``how`` = "recorded"). Runs recorded before that
+        was stored: for CIFAR-10 the copy is told from the stored test labels - the offline
+        JPEG copy is an image-folder archive ordered by class, so its test subset's labels
+        come out sorted, the official test set's do not (``how`` says so); otherwise empty.
+        """
+        rec = self.provenance.get("data")
+        if rec:
+            return {**rec, "how": "recorded"}
+        if self.resolved.get("dataset") == "cifar10":
+            y = self.logits("test")[1]
+            jpeg = bool(np.all(np.diff(y) >= 0)) and len(np.unique(y)) > 1
+            return {"name": "CIFAR-10 (JPEG q75)" if jpeg else "CIFAR-10", "source": "",
+                    "how": "inferred from the order of the stored test labels (class-ordered: the JPEG copy)"
+                    if jpeg else "inferred from the order of the stored test labels (not class-ordered: official)"}
+        return {}
+
+    @property
     def ood_sets(self) -> dict:
         """``{name: description}`` of the out-of-distribution sets whose logits the run holds
         (:mod:`replicate.runs.ood`); empty for runs recorded without them."""
@@ -282,7 +302,7 @@ def promote(key: str) -> Run:
 
 def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto", device=None,
                  deterministic: bool = False, data_dir=None, retrain: bool = False,
-                 logits_dtype: str | None = None) -> Run:
+                 logits_dtype: str | None = None, engine: str = "auto", deadline: float | None = None) -> Run:
     """The finished run of ``config``: loaded from ``results`` or ``cache`` if there, else trained.
 
     The whole configuration (names, parameters, profile, device) is validated before any
@@ -290,7 +310,12 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
     killed. ``store`` says where a new run is written (``results`` also promotes a cached
     run). ``logits_dtype`` defaults to float16 in ``results`` (small enough to commit) and
     float32 in the cache. ``store="auto"`` (what chapters use) means ``results`` for every
-    profile but ``smoke``, whose runs are test fixtures, not worth committing.
+    profile but ``smoke``, whose runs are test fixtures, not worth committing. ``engine``
+    (:data:`replicate.training.ENGINES`; ``auto``: a CUDA graph on a GPU, the eager loop
+    on the CPU) is recorded in the provenance and is not part of the key. ``deadline``
+    (a :func:`time.monotonic` time) pauses training before an epoch that would end after
+    it, raising :class:`replicate.training.TrainingPaused`; the checkpoint stays, and the
+    same call later resumes.
     """
     from .. import training
     from .build import build
@@ -302,6 +327,8 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
     resolved = config.resolve()
     training.select_device(device)
     training.progress.resolve_mode(progress)
+    if engine not in training.ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(training.ENGINES)}; got {engine!r}")
     if not retrain:
         found = find(config)
         if found is not None:
@@ -318,9 +345,9 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
         ckpt = checkpoint_path(config.key)
         if retrain and ckpt.exists():
             ckpt.unlink()
-        result = training.train(model, loss, splits, training.TrainSettings(**resolved["train"]), device=device,
-                                deterministic=deterministic, checkpoint=ckpt, key=config.key, progress=progress,
-                                label=label)
+        settings = training.TrainSettings(**resolved["train"], engine=engine)
+        result = training.train(model, loss, splits, settings, device=device, deterministic=deterministic,
+                                checkpoint=ckpt, key=config.key, progress=progress, label=label, deadline=deadline)
         from .ood import ood_logits
 
         ood = ood_logits(result.model, resolved, splits, data_dir=data_dir)
@@ -329,10 +356,15 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
             shutil.rmtree(store_dir(store) / config.key, ignore_errors=True)
         earlier = sum(r.get("seconds", 0.0) for r in result.history[:result.resumed_from])
         session = time.perf_counter() - t0
+        info = splits.info
         run = write_record(config, result, store=store, logits_dtype=dtype, wall_time=earlier + session, ood=ood,
-                           extra_provenance={"deterministic": bool(deterministic),
+                           extra_provenance={"data": {"name": info.display_name, "source": info.source,
+                                                      "generated": bool(info.generated)},
+                                             "deterministic": bool(deterministic),
                                              "resumed_from_epoch": result.resumed_from,
-                                             "session_seconds": session})
+                                             "session_seconds": session, "engine": result.engine,
+                                             "engine_note": result.engine_note,
+                                             "memory_format": result.memory_format})
         with contextlib.suppress(FileNotFoundError):
             ckpt.unlink()
     mode = training.progress.resolve_mode(progress)
