@@ -23,8 +23,6 @@ Groups of runs (:func:`plan`):
 """
 from __future__ import annotations
 
-import math
-
 from .. import comparison as cmp
 from ..claims import ClaimLog
 
@@ -226,12 +224,6 @@ def claims(profile: str = "cpu") -> ClaimLog:
     runs = cmp.load(p, [g for g in p.groups if g != "text"])
     text = cmp.load(p, "text") if runs is not None and "text" in p.groups else None
     return claims_log(*evidence(p, {**runs, **(text or {})} if runs is not None else None))
-
-
-def wall_minutes(runs: dict) -> float:
-    """Training minutes of the distinct runs of ``{group: {(key, seed): Run}}``."""
-    distinct = {r.key: r for g in runs.values() for r in g.values()}
-    return sum(r.wall_time for r in distinct.values()) / 60 if distinct else math.nan
 
 
 def run_costs(p: cmp.Plan, runs: dict):
