@@ -47,6 +47,7 @@ SOURCES: tuple[Source, ...] = (
     Source("liang2024", "theory", "theory_fcl", "replicate.theory.fcl_claims:claims"),
     Source("komisarenko2024", "theory", "theory_fts", "replicate.theory.fts_claims:claims"),
     Source("mukhoti2020", "experiment", "exp_focal_loss", "replicate.experiments.mukhoti:claims"),
+    Source("ghosh2022", "experiment", "exp_adafocal", "replicate.experiments.adafocal:claims"),
     Source("komisarenko2024", "experiment", "exp_fts", "replicate.experiments.fts:claims"),
 )
 

@@ -24,8 +24,13 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
 7. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
    paper's own row), written into a :class:`replicate.claims.ClaimLog`.
 
+6. :mod:`.rows` -- a paper's tables over all its rows (:func:`rows.paper_rows`), ablation
+   tables by setting and the recorded defects of a table (:func:`rows.table_notes`).
+7. :mod:`.ood` -- out-of-distribution AUROC and ROC curves from the runs' OOD logits.
+
 All metric values are percentages, as the papers print them; temperatures are not.
 """
+from . import ood, rows
 from .methods import METHODS, Method, methods_frame, resolve_methods
 from .paper import PaperReference, metric_tables, paper_reference, paper_values
 from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, fts_search, optimal_temperatures,

@@ -39,6 +39,10 @@ METRICS = {
     "debiased_ece": ("debiased ECE (%, 15 equal-mass bins)",
                      lambda p, y, z: metrics.debiased_ece(p, y, validate=False)),
     "sweep_ece": ("ECE-sweep (%, equal-width)", lambda p, y, z: metrics.ece_sweep(p, y, validate=False)),
+    "debiased_ece_30": ("debiased ECE (%, 30 equal-mass bins)",
+                        lambda p, y, z: metrics.debiased_ece(p, y, n_bins=30, validate=False)),
+    "sweep_ece_mass": ("ECE-sweep (%, equal-mass)",
+                       lambda p, y, z: metrics.ece_sweep(p, y, binning="mass", validate=False)),
     "s99_fraction": ("|S99| (%)", _s99(0)),
     "s99_accuracy": ("accuracy on S99 (%)", _s99(1)),
 }

@@ -3,6 +3,7 @@
 One module per chapter, built on the shared machinery of :mod:`replicate.comparison`:
 
 - :mod:`.mukhoti` -- ``exp_focal_loss`` (Mukhoti et al. 2020).
+- :mod:`.adafocal` -- ``exp_adafocal`` (Ghosh et al. 2022).
 - :mod:`.fts` -- ``exp_fts`` (Komisarenko & Kull 2024, focal temperature scaling).
 
 A chapter module provides ``plan(**parameters) -> replicate.comparison.Plan``, whose
@@ -19,8 +20,7 @@ import importlib.util
 import inspect
 
 #: chapter (notebook name) -> module of this package that plans it
-CHAPTERS = {"exp_focal_loss": "mukhoti",
-            "exp_fts": "fts"}
+CHAPTERS = {"exp_focal_loss": "mukhoti", "exp_adafocal": "adafocal", "exp_fts": "fts"}
 
 
 def chapter_module(chapter: str):

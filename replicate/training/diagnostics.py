@@ -197,3 +197,36 @@ def train_reliability(logits: torch.Tensor, labels: torch.Tensor, n_bins: int = 
     return {"edges": bins.edges.tolist(), "count": bins.count.tolist(), "accuracy": bins.accuracy.tolist(),
             "confidence": bins.mean_confidence.tolist()}
 
+
+
+#: Equal-mass validation bins of AdaFocal (Ghosh et al. 2022), recorded every epoch with
+#: ``eval_every_epoch`` for any loss (their Fig. 1, Fig. 2(b), Fig. 9 and 12).
+VALIDATION_BINS = 15
+
+
+@torch.no_grad()
+def validation_bins(val_logits: torch.Tensor, val_labels: torch.Tensor, train_logits: torch.Tensor | None = None,
+                    train_labels: torch.Tensor | None = None, n_bins: int = VALIDATION_BINS) -> dict:
+    """Per equal-mass bin of the validation top-1 confidence, binned exactly as the AdaFocal
+    loss bins it (:func:`replicate.losses.adaptive.equal_mass_edges`, inclusive rule):
+    ``edges``, ``count``, mean confidence ``confidence`` (C_val) and ``accuracy`` (A_val),
+    NaN for an empty bin; the paper's gap is ``E_val = C_val - A_val`` (Ghosh et al. 2022,
+    Sec. 3). With training logits, also the training samples grouped by the same edges on
+    the probability of their true class ("common binning", Sec. 4): ``train_count`` and
+    ``train_confidence`` (C_train, mean p_true)."""
+    from ..losses.adaptive import assign_bins, bin_statistics, equal_mass_edges
+
+    p = torch.softmax(val_logits.detach().double(), dim=1)
+    conf, pred = p.max(dim=1)
+    edges = equal_mass_edges(conf, n_bins)
+    count, cmean, amean = bin_statistics(conf, pred == val_labels.to(pred.device), edges, "inclusive")
+    out = {"edges": edges, "count": count, "confidence": cmean, "accuracy": amean}
+    if train_logits is not None and train_labels is not None:
+        pt = torch.softmax(train_logits.detach().double(), dim=1).gather(
+            1, train_labels.to(train_logits.device).long()[:, None]).squeeze(1)
+        idx = assign_bins(pt, edges.to(pt.device), "inclusive")
+        z = torch.zeros(n_bins, dtype=torch.float64, device=pt.device)
+        tc, ts = z.scatter_add(0, idx, torch.ones_like(pt)), z.scatter_add(0, idx, pt)
+        out["train_count"] = tc
+        out["train_confidence"] = torch.where(tc > 0, ts / tc.clamp_min(1), torch.full_like(tc, float("nan")))
+    return {k: v.cpu().numpy().tolist() for k, v in out.items()}

@@ -42,7 +42,7 @@ import torch
 from ..profiles import PAPER_MILESTONES
 from . import checkpoint as ckpt
 from .diagnostics import (fc_weight_norm, last_layer_grad_norms, loss_reduction, norm_histogram, predict,
-                          split_summary, train_reliability)
+                          split_summary, train_reliability, validation_bins)
 from .progress import Reporter, resolve_mode
 from .schedule import OPTIMIZERS, lr_at_epoch, make_optimizer, milestone_epochs, set_lr
 from .steps import ENGINES, MEMORY_FORMATS, EpochSteps, choose_engine, choose_memory_format
@@ -230,6 +230,7 @@ def _evaluate_epoch(model, loss, xs, ys, info, settings: TrainSettings, epoch: i
                           ("test", predict(model, xs["test"], info, split="test", **kw))):
             row[split] = split_summary(lg, ys[split])
         row["train_reliability"] = train_reliability(train_logits, ys["train"])
+        row["val_bins"] = validation_bins(val_logits, ys["val"], train_logits, ys["train"])
 
 
 def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, device=None,
