@@ -8,7 +8,19 @@
     list the finished runs;
 ``replicate runs show KEY [--json]``
     print one run's configuration, metrics before and after temperature scaling,
-    history and provenance (``KEY`` may be a unique prefix).
+    history and provenance (``KEY`` may be a unique prefix);
+``replicate runs plan CHAPTER [-p NAME VALUE]... [--profile P]``
+    list the runs a chapter trains at those parameters and which are finished;
+``replicate runs train-plan CHAPTER [-p NAME VALUE]... [--profile P] [--time-budget S]``
+    train the chapter's missing runs into ``results/``, stopping cleanly before ``S``
+    seconds (exit status 3: paused, run the same command again to resume; 0: all done);
+``replicate runs pack [KEY]... [--chapter CHAPTER [-p NAME VALUE]...] [--profile P] --output PREFIX``
+    pack finished runs of ``results/`` into ``PREFIX.tar.gz`` (or several parts of at most
+    ``--max-mib`` MiB each);
+``replicate runs unpack ARCHIVE... [--replace]``
+    check archives completely, then write their runs into ``results/``.
+
+See the README, "Training on a GPU machine", for the workflow these serve.
 """
 from __future__ import annotations
 
@@ -34,7 +46,12 @@ def _assignments(items) -> dict:
     return dict(parse_assignment(t) for t in (items or []))
 
 
+PAUSED = 3  # exit status of a train-plan (or train) that stopped at its time budget
+
+
 def _cmd_train(args) -> int:
+    import time
+
     from . import runs
 
     options = _assignments(args.option)
@@ -43,14 +60,19 @@ def _cmd_train(args) -> int:
     config = runs.RunConfig(dataset=args.dataset, loss=args.loss, loss_params=_assignments(args.param),
                             model=None if args.model == "default" else args.model, profile=args.profile,
                             seed=args.seed, options=options)
-    from .training import TrainingDiverged
+    from .training import TrainingDiverged, TrainingPaused
 
+    deadline = None if args.time_budget is None else time.monotonic() + _budget(args.time_budget)
     try:
         run = runs.get_or_train(config, store=args.store, progress=args.progress, device=args.device,
-                                deterministic=args.deterministic, retrain=args.retrain)
+                                deterministic=args.deterministic, retrain=args.retrain, engine=args.engine,
+                                deadline=deadline)
     except TrainingDiverged as err:
         print(f"replicate: training diverged: {err}", file=sys.stderr)
         return 1
+    except TrainingPaused as err:
+        print(f"replicate: {err}", file=sys.stderr)
+        return PAUSED
     except KeyboardInterrupt:
         print(f"\nreplicate: interrupted; the last finished epoch is checkpointed in "
               f"{runs.checkpoint_path(config.key)} - run the same command again to resume", file=sys.stderr)
@@ -102,11 +124,85 @@ def _cmd_show(args) -> int:
     return 0
 
 
+def _budget(value) -> float:
+    if value is None or value <= 0:
+        raise ValueError(f"--time-budget must be a positive number of seconds; got {value!r}")
+    return float(value)
+
+
+def _chapter_plan(args):
+    """The validated plan of ``args.chapter`` with its ``-p`` parameters and ``--profile``."""
+    from . import experiments, runner
+
+    params = {k: runner.parse_value(v) for k, v in (args.param or [])}
+    if args.profile is not None:
+        params["profile"] = args.profile
+    return experiments.chapter_plan(args.chapter, **params)
+
+
+def _cmd_plan(args) -> int:
+    plan = _chapter_plan(args)
+    frame = plan.frame()
+    with __import__("pandas").option_context("display.width", 200, "display.max_columns", 20,
+                                             "display.max_colwidth", 40):
+        print(frame.to_string(index=False))
+    done = int(frame.drop_duplicates("key")["finished"].sum())
+    print(f"\n{args.chapter} at profile {plan.profile}: {done}/{frame['key'].nunique()} distinct runs finished")
+    return 0
+
+
+def _cmd_train_plan(args) -> int:
+    from . import runs
+
+    plan = _chapter_plan(args)
+    seconds = None if args.time_budget is None else _budget(args.time_budget)
+    report = runs.train_within(plan.configs(), seconds, store="auto", engine=args.engine, device=plan.device,
+                               progress=args.progress, deterministic=args.deterministic)
+    return 0 if report.complete else PAUSED
+
+
+def _cmd_pack(args) -> int:
+    from . import runs
+
+    keys = list(args.keys or [])
+    if args.chapter:
+        plan = _chapter_plan(args)
+        missing = plan.missing("results")
+        finished = [k for k in plan.configs() if k not in missing]
+        print(f"{args.chapter} at profile {plan.profile}: {len(finished)} of {len(plan.configs())} runs finished "
+              f"in results/" + (f" ({len(missing)} missing, not packed)" if missing else ""))
+        keys += finished
+    elif args.param:
+        raise ValueError("-p/--param sets a chapter's parameters; it needs --chapter")
+    elif args.profile and not keys:
+        frame = runs.list_runs("results")
+        keys = frame.loc[frame["profile"] == args.profile, "key"].tolist()
+    if not keys:
+        raise ValueError("nothing to pack: give run keys, --chapter CHAPTER or --profile P "
+                         "with finished runs in results/")
+    paths = runs.pack(keys, args.output, store="results", max_bytes=int(args.max_mib * 2**20))
+    for path in paths:
+        print(f"packed {path} ({path.stat().st_size / 2**20:.2f} MiB)")
+    print(f"{len(set(keys))} runs in {len(paths)} archive(s); bring them back and run: "
+          f"replicate runs unpack {' '.join(p.name for p in paths)}")
+    return 0
+
+
+def _cmd_unpack(args) -> int:
+    from . import runs
+
+    out = runs.unpack(args.archives, store="results", replace=args.replace)
+    print(f"unpacked into results/: {len(out['written'])} runs written, {len(out['unchanged'])} already there "
+          f"(identical)")
+    return 0
+
+
 def add_subcommands(subparsers, parents=()) -> None:
     """Register ``train`` and ``runs`` on the top-level ``replicate`` parser's subparsers."""
     from .profiles import PROFILES
     from .runs.store import STORES
     from .training.progress import MODES
+    from .training.steps import ENGINES
 
     parents = list(parents)
     t = subparsers.add_parser("train", parents=parents, help="train one configuration (or load it if finished)")
@@ -125,6 +221,11 @@ def add_subcommands(subparsers, parents=()) -> None:
     t.add_argument("--progress", default="auto", choices=list(MODES), help="progress display (default auto)")
     t.add_argument("--deterministic", action="store_true", help="deterministic algorithms (slower on GPU)")
     t.add_argument("--retrain", action="store_true", help="train again even if the run is finished")
+    t.add_argument("--engine", default="auto", choices=list(ENGINES),
+                   help="training steps: auto (a CUDA graph on a GPU, eager on the CPU), eager, static, graph")
+    t.add_argument("--time-budget", type=float, metavar="SECONDS",
+                   help="stop cleanly before an epoch that would end after this many seconds (exit status 3); "
+                        "the same command resumes from the checkpoint")
     t.set_defaults(func=_cmd_train)
 
     r = subparsers.add_parser("runs", help="list and inspect finished runs")
@@ -136,3 +237,34 @@ def add_subcommands(subparsers, parents=()) -> None:
     show.add_argument("key", help="run key or a unique prefix of it")
     show.add_argument("--json", action="store_true", help="print the whole record as JSON")
     show.set_defaults(func=_cmd_show)
+
+    def chapter_args(q, required=True):
+        if required:
+            q.add_argument("chapter", help="experiment chapter, e.g. exp_focal_loss")
+        q.add_argument("-p", "--param", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                       help="a parameter of the chapter's parameters cell (repeatable)")
+        q.add_argument("--profile", choices=list(PROFILES), help="profile (default: the chapter's)")
+
+    pl = rsub.add_parser("plan", parents=parents, help="list the runs a chapter trains and which are finished")
+    chapter_args(pl)
+    pl.set_defaults(func=_cmd_plan)
+    tp = rsub.add_parser("train-plan", parents=parents,
+                         help="train a chapter's missing runs into results/, within a time budget")
+    chapter_args(tp)
+    tp.add_argument("--time-budget", type=float, metavar="SECONDS",
+                    help="stop cleanly before an epoch that would end after this many seconds (exit status 3)")
+    tp.add_argument("--engine", default="auto", choices=list(ENGINES), help="training steps (default auto)")
+    tp.add_argument("--progress", default="log", choices=list(MODES), help="progress display (default log)")
+    tp.add_argument("--deterministic", action="store_true", help="deterministic algorithms (slower on GPU)")
+    tp.set_defaults(func=_cmd_train_plan)
+    pk = rsub.add_parser("pack", parents=parents, help="pack finished runs of results/ into archives that travel")
+    pk.add_argument("keys", nargs="*", help="run keys (or unique prefixes)")
+    pk.add_argument("--chapter", help="pack the finished runs of this chapter's plan")
+    chapter_args(pk, required=False)
+    pk.add_argument("--output", required=True, metavar="PREFIX", help="archive path without .tar.gz")
+    pk.add_argument("--max-mib", type=float, default=16.0, help="largest archive in MiB (default 16)")
+    pk.set_defaults(func=_cmd_pack)
+    up = rsub.add_parser("unpack", parents=parents, help="check archives, then write their runs into results/")
+    up.add_argument("archives", nargs="+", help="archives made by 'replicate runs pack' (all parts of a set)")
+    up.add_argument("--replace", action="store_true", help="overwrite runs already in results/ that differ")
+    up.set_defaults(func=_cmd_unpack)

@@ -15,6 +15,14 @@ its executed copy ``book/chapters/NAME.ipynb`` (listed in ``_toc.yml``). Executi
 A chapter whose input hash (source, package source, parameters) matches the executed
 copy is skipped. The book is then built by ``jupyter-book build`` with execution off
 and warnings as errors.
+
+Which profile the book shows (``replicate book`` without ``--profile``, i.e. ``make
+book``): an experiment chapter is executed at the largest profile of
+:data:`BOOK_PROFILES` whose plan at the chapter's default parameters validates and has
+every run in the committed ``results/`` store (:func:`showable_profile`), and at its own
+default (``cpu``) otherwise - so the book shows ResNet-50 numbers wherever they were
+committed, and never trains to show them. The choice is logged, and the executed
+notebook's provenance (the reproducibility page) records the profile.
 """
 from __future__ import annotations
 
@@ -33,6 +41,8 @@ from pathlib import Path
 from . import config, provenance
 
 CHAPTER_DIR = Path("book") / "chapters"
+#: Profiles ``make book`` may show instead of a chapter's default, largest first.
+BOOK_PROFILES = ("paper", "gpu")
 SOURCE_DIR = Path("notebooks")
 KERNEL = "python3"
 BOOK_DIR_ENV = "REPLICATE_BOOK_DIR"
@@ -265,12 +275,40 @@ def _copy_book_sources(root: Path, workdir: Path) -> None:
                     ignore=shutil.ignore_patterns("chapters"))
 
 
+def showable_profile(source: Path, defaults: dict) -> tuple[str | None, str]:
+    """The largest profile of :data:`BOOK_PROFILES` at which every run the chapter ``source``
+    plans with ``defaults`` (its parameters cell) is in ``results/``, and why; ``(None,
+    reason)`` when there is none or the chapter trains nothing. Reads the store only."""
+    from . import experiments
+
+    name = Path(source).stem
+    if name not in experiments.CHAPTERS:
+        return None, "trains nothing"
+    allowed = set(experiments.plan_parameters(name))
+    notes = []
+    for prof in BOOK_PROFILES:
+        params = {k: v for k, v in defaults.items() if k in allowed}
+        params["profile"] = prof
+        try:
+            plan = experiments.chapter_plan(name, **params)
+        except ValueError as err:
+            notes.append(f"{prof}: plan does not validate ({err})")
+            continue
+        total, missing = len(plan.configs()), len(plan.missing("results"))
+        if not missing:
+            return prof, f"all {total} runs of profile {prof} are in results/"
+        notes.append(f"{prof}: {total - missing}/{total} runs in results/")
+    return None, "; ".join(notes)
+
+
 def build(profile: str | None = None, workdir: Path | None = None, force: bool = False,
           strict: bool = True, log=print) -> Path:
     """Execute every chapter of ``_toc.yml`` and build the HTML book; return ``index.html``.
 
     With ``workdir`` the book sources are copied there and the executed chapters and the
     build go there too (used by the smoke test, so the checkout is left untouched).
+    Without ``profile`` each experiment chapter shows the largest profile whose runs are
+    all committed (:func:`showable_profile`), else its default.
     """
     root = config.repo_root()
     chapters = toc_chapters(root)
@@ -284,7 +322,15 @@ def build(profile: str | None = None, workdir: Path | None = None, force: bool =
         _copy_book_sources(root, base)
     os.environ[BOOK_DIR_ENV] = str(base)  # the reproducibility page reads the executed chapters here
     for ch in chapters:
-        execute(ch.source, base / CHAPTER_DIR / f"{ch.name}.ipynb", profile=profile, force=force, log=log)
+        chosen = profile
+        if profile is None:
+            shown, why = showable_profile(ch.source, default_parameters(read_notebook(ch.source)))
+            if shown is not None:
+                chosen = shown
+                log(f"[replicate] {ch.name}: showing profile {shown} ({why})")
+            elif why != "trains nothing":
+                log(f"[replicate] {ch.name}: showing its default profile ({why})")
+        execute(ch.source, base / CHAPTER_DIR / f"{ch.name}.ipynb", profile=chosen, force=force, log=log)
     return build_html(base, strict=strict, log=log)
 
 

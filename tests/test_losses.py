@@ -388,18 +388,52 @@ def _brute_bins(conf, edges, rule):
     return np.array(out)
 
 
-@pytest.mark.parametrize("rule", ["inclusive", "reference"])
-def test_adafocal_update_from_constructed_validation(rule):
+def _float32_confidences(z):
+    """Top-1 confidence and prediction as the AdaFocal authors' evaluation computes them:
+    ``exp(max(log_softmax))`` on float32 logits (float32 results)."""
+    logc, pred = torch.log_softmax(z.float(), dim=1).max(dim=1)
+    return logc.exp().numpy(), pred.numpy()
+
+
+def _authors_update(z, y, num_bins, gamma, lam=1.0, switch=0.2, gmin=-2.0, gmax=20.0):
+    """An independent transcription of the AdaFocal authors' per-epoch update (their adaECE
+    binning and update_bin_stats), with explicit float32 numpy arithmetic and Python loops:
+    returns (float64 edges, float32 edges, counts, gaps, new gammas)."""
+    conf, pred = _float32_confidences(z)
+    y = y.numpy()
+    n = len(conf)
+    edges = np.interp(np.linspace(0, n, num_bins + 1), np.arange(n), np.sort(conf))
+    e32 = edges.astype(np.float32)
+    counts, gaps, new = [], [], []
+    for b in range(num_bins):
+        members = [i for i in range(n) if conf[i] > e32[b] and conf[i] <= e32[b + 1]]
+        if members:
+            c = float(np.mean(conf[members], dtype=np.float32))
+            a = float(np.mean((pred[members] == y[members]).astype(np.float32), dtype=np.float32))
+        else:
+            c = a = 0.0  # their bin dictionary's zeros
+        gap = c - a
+        g = gamma[b]
+        g = g * math.exp(lam * gap) if g > 0 else g * math.exp(-lam * gap)
+        if abs(g) < switch:
+            g = -switch if g > 0 else switch
+        counts.append(len(members))
+        gaps.append(gap)
+        new.append(min(max(g, gmin), gmax))
+    return edges, e32.astype(np.float64), np.array(counts), np.array(gaps), np.array(new)
+
+
+def test_adafocal_update_from_constructed_validation():
     rng = np.random.default_rng(0)
     conf = np.round(rng.uniform(0.51, 0.99, 40), 3)
     conf[:4] = conf[4]  # ties
     correct = rng.uniform(size=40) < conf
     z, y = _val_set(conf, correct)
-    loss = L.get_loss("adafocal", num_bins=5, bin_rule=rule)
+    loss = L.get_loss("adafocal", num_bins=5, bin_rule="inclusive")
     diag = loss.update_from_validation(z, y)
     edges = np.interp(np.linspace(0, 40, 6), np.arange(40), np.sort(conf))
     assert np.allclose(diag["edges"], edges, rtol=0, atol=1e-12)
-    bins = _brute_bins(conf, edges, rule)
+    bins = _brute_bins(conf, edges, "inclusive")
     count = np.array([(bins == b).sum() for b in range(5)])
     assert np.array_equal(diag["count"], count)
     gap = np.array([conf[bins == b].mean() - correct[bins == b].mean() if count[b] else np.nan for b in range(5)])
@@ -411,6 +445,55 @@ def test_adafocal_update_from_constructed_validation(rule):
     assert np.allclose(diag["gamma"], want, rtol=1e-12)
     assert np.allclose(loss.gamma.numpy(), want) and loss.n_updates.item() == 1
     assert set(diag) >= {"gamma", "gap", "edges", "count"}
+
+
+def test_adafocal_reference_rule_is_the_authors_float32_update():
+    """bin_rule="reference" on ties and ordinary confidences: edges, counts, gaps and gammas
+    of the authors' float32 procedure (independent transcription above), over three epochs."""
+    rng = np.random.default_rng(0)
+    conf = np.round(rng.uniform(0.51, 0.99, 40), 3)
+    conf[:4] = conf[4]
+    z, y = _val_set(conf, rng.uniform(size=40) < conf)
+    loss = L.get_loss("adafocal", num_bins=5, bin_rule="reference")
+    gamma = [1.0] * 5
+    for epoch in range(3):
+        zz = z + 0.3 * epoch  # the top-1 class keeps its index; confidences move
+        edges, e32, counts, gaps, gamma = _authors_update(zz, y, 5, gamma)
+        diag = loss.update_from_validation(zz, y)
+        assert np.array_equal(diag["edges"], edges) and np.array_equal(diag["edges_float32"], e32)
+        assert np.array_equal(diag["count"], counts)
+        assert np.allclose(np.nan_to_num(diag["gap"]), gaps, rtol=1e-6, atol=1e-7)
+        assert np.allclose(diag["gamma"], gamma, rtol=1e-6)
+        assert np.array_equal(loss.edges.numpy(), edges)  # training looks up the float64 edges
+
+
+def test_adafocal_reference_rule_with_saturated_confidences():
+    """Issue #10 item 9 / PROTOCOL.md: when most validation confidences are 1.0 in float32, the
+    authors' equal-mass edges pile up at 1.0, the bins between equal edges are empty, and the
+    gammas differ from the float64 computation - bin_rule="reference" does what they do."""
+    rng = np.random.default_rng(7)
+    n, m = 300, 15
+    margin = np.where(np.arange(n) < 180, rng.uniform(20.0, 30.0, n), rng.uniform(0.5, 6.0, n))
+    z = torch.tensor(np.stack([margin, np.zeros(n)], axis=1))
+    correct = rng.uniform(size=n) < 0.93
+    y = torch.tensor(np.where(correct, 0, 1))
+    p64 = torch.softmax(z, dim=1).max(dim=1).values.numpy()
+    c32, _ = _float32_confidences(z)
+    assert (c32 == 1.0).sum() == 180 and (p64[:180] < 1.0).all() and len(np.unique(p64[:180])) == 180
+    ref = L.get_loss("adafocal", num_bins=m, bin_rule="reference")
+    f64 = L.get_loss("adafocal", num_bins=m, bin_rule="inclusive")
+    d_ref, d_64 = ref.update_from_validation(z, y), f64.update_from_validation(z, y)
+    edges, e32, counts, gaps, gamma = _authors_update(z, y, m, [1.0] * m)
+    # the float32 edges: the top nine coincide at 1.0 ...
+    assert np.array_equal(d_ref["edges_float32"], e32) and (e32 == 1.0).sum() >= 9
+    # ... so the bins between them are empty and one bin takes every saturated sample
+    assert np.array_equal(d_ref["count"], counts) and (counts == 0).sum() >= 8 and counts.max() >= 180
+    assert np.allclose(d_ref["gamma"], gamma, rtol=1e-6)
+    empty = counts == 0
+    assert np.allclose(d_ref["gamma"][empty], 1.0)  # gap 0 in the authors' empty bin: gamma * exp(0)
+    # float64: distinct confidences, every bin filled, other gammas where float32 left bins empty
+    assert (d_64["count"] > 0).all()
+    assert not np.allclose(d_64["gamma"][empty], d_ref["gamma"][empty], rtol=1e-3)
 
 
 def test_adafocal_training_lookup_matches_reference_rule():

@@ -81,3 +81,23 @@ def test_import_is_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent)).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_gpu_profile_is_sized_for_about_three_sessions():
+    """Issue #13, item 3: one seed of the ~25 CIFAR-10 ResNet-50 methods (plus Mukhoti's text
+    runs) in about three 30-minute sessions at the fast engine's 3.5 s/epoch target."""
+    gpu = get_profile("gpu")
+    size = profiles.gpu_sizing()
+    assert size["epochs"] == gpu.epochs == 35 and 2.5 <= size["sessions"] <= 3.0
+    assert profiles.gpu_sizing(gpu.epochs + 5)["sessions"] > 3.0  # the next round size would not fit
+    # the paper's schedule at 1/10: lr milestones and FLS's gamma switches on whole epochs
+    assert decayed_from(gpu.milestones, 35) == (16, 26) == tuple(e // 10 + 1 for e in (150, 250))
+    from replicate import losses
+
+    fls = losses.get_loss("fls532")
+    assert [fls.gamma_at(e, 35) for e in (9, 10, 24, 25)] == [5.0, 3.0, 3.0, 2.0]
+    assert gpu.settings("image")["precision"] == "bf16" and gpu.settings("text")["precision"] == "float32"
+    slower = profiles.gpu_sizing(seconds_per_epoch=7.0)
+    assert slower["image_seconds"] - size["image_seconds"] == pytest.approx(25 * 35 * 3.5)
+    with pytest.raises(ValueError, match="unknown sizing assumption"):
+        profiles.gpu_sizing(speed=2)

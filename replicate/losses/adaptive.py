@@ -17,7 +17,28 @@ A training sample uses the (detached) gamma of the validation bin containing its
 probability of its true class ``p_y`` (AdaFocal) or, in the DFL authors' AdaDualFocal code,
 the margin ``p_y - p_j`` - with bin 0 catching everything below and the last bin everything
 above (``lower <= key < upper`` inside). Before the first update the bins are equally spaced
-and every gamma is ``gamma_init`` (Algorithm 1). An empty validation bin keeps its gamma.
+and every gamma is ``gamma_init`` (Algorithm 1).
+
+Two validation bin rules (``bin_rule``):
+
+- ``"inclusive"`` (the default; the package's own rule, not the authors'): confidences,
+  edges and bin statistics in float64, validation samples binned like training samples
+  (``lower <= c < upper``, ends open), an empty bin keeps its gamma;
+- ``"reference"``: the authors' final code step by step (:func:`reference_validation_bins`;
+  PROTOCOL.md, last section): validation confidences ``exp(max log_softmax)`` in float32,
+  equal-mass edges by ``np.interp`` over the sorted float32 confidences, bins
+  ``lower < c <= upper`` compared in float32 (so the edges act rounded to float32; the
+  minimum-confidence sample falls in no bin), float32 bin means, and an empty bin's gap
+  taken as 0 (their bin dictionary holds 0 for its confidence and accuracy). When many
+  validation confidences saturate (top-1 = 1.0 in float32) several top edges coincide at
+  1.0, the bins between them are empty, and the gammas differ from a float64 computation.
+  Training samples are then looked up in the unrounded float64 edges, as the authors' loss
+  does. Their empty-bin handling agrees with keeping the gamma whenever ``|gamma| >=
+  switch`` - always after the first update, and from the start when ``|gamma_init| >= 0.2``.
+
+The only thread of all this that runs inside a training step - the per-sample gamma lookup -
+reads buffers (``edges``, ``gamma``) that :meth:`update_from_validation` changes in place,
+so a captured CUDA graph sees every epoch's update (:mod:`replicate.training.steps`).
 """
 from __future__ import annotations
 
@@ -105,6 +126,46 @@ def bin_statistics(conf: torch.Tensor, correct: torch.Tensor, edges: torch.Tenso
     return count, torch.where(count > 0, csum / count.clamp_min(1), nan), torch.where(count > 0, asum / count.clamp_min(1), nan)
 
 
+def reference_validation_bins(val_logits: torch.Tensor, val_labels: torch.Tensor, num_bins: int) -> dict:
+    """The validation bins of the AdaFocal authors' final code, in its float32 arithmetic.
+
+    Their evaluation computes top-1 confidences as ``exp(max(log_softmax(z)))`` on float32
+    logits and the prediction as that argmax; their ``adaECE`` routine (Mukhoti et al.'s)
+    takes equal-mass edges ``np.interp(linspace(0, N, M+1), arange(N), sort(conf))`` (float64
+    numbers interpolated between float32 confidences) and puts a sample in bin ``b`` when
+    ``conf > lower_b`` and ``conf <= upper_b`` on a float32 CPU tensor compared with Python
+    floats - torch rounds those edges to float32 - and takes float32 means of the confidence
+    and of the correctness in each bin. The same operations are done here, in the same
+    order, with torch and numpy (no library has this routine; it is the authors' own).
+
+    Returns float64 arrays: ``edges`` (what the authors store and look training samples up
+    in), ``edges_float32`` (the same rounded to float32: the edges the validation bins
+    actually use), ``count``, ``confidence`` and ``accuracy`` per bin (NaN where empty).
+    Where a result can still differ from theirs: the float32 softmax and means are this
+    PyTorch version's kernels (another version, or a GPU's log-softmax against a CPU's,
+    may round a last bit differently).
+    """
+    z = val_logits.detach().float()
+    logc, pred = torch.log_softmax(z, dim=1).max(dim=1)
+    conf = logc.exp().cpu()                                        # float32, as theirs
+    correct = (pred.cpu() == val_labels.detach().cpu().long())
+    n = conf.numel()
+    if n == 0:
+        raise ValueError("reference_validation_bins: no validation samples given")
+    edges = np.interp(np.linspace(0, n, num_bins + 1), np.arange(n), np.sort(conf.numpy()))
+    count = np.zeros(num_bins)
+    cmean = np.full(num_bins, np.nan)
+    amean = np.full(num_bins, np.nan)
+    for b in range(num_bins):
+        in_bin = conf.gt(float(edges[b])) & conf.le(float(edges[b + 1]))
+        count[b] = float(in_bin.sum())
+        if count[b] > 0:
+            cmean[b] = conf[in_bin].mean().item()
+            amean[b] = correct[in_bin].float().mean().item()
+    return {"edges": edges, "edges_float32": edges.astype(np.float32).astype(np.float64), "count": count,
+            "confidence": cmean, "accuracy": amean}
+
+
 class _BinnedGammaLoss(CalibrationLoss):
     """Shared machinery: validation bins in buffers, per-sample gamma lookup, diagnostics."""
 
@@ -137,9 +198,16 @@ class _BinnedGammaLoss(CalibrationLoss):
         labels = val_labels.detach().to(self.edges.device).long()
         if not bool(torch.isfinite(logits).all()):
             raise LossDivergedError(f"loss {self.name!r}: validation logits contain NaN or inf")
-        conf, pred = torch.softmax(logits, dim=1).max(dim=1)
-        edges = equal_mass_edges(conf, self.num_bins)
-        count, cmean, amean = bin_statistics(conf, pred == labels, edges, self.bin_rule)
+        extra = {}
+        if self.bin_rule == "reference":
+            ref = reference_validation_bins(val_logits, val_labels, self.num_bins)
+            edges, count, cmean, amean = (torch.as_tensor(ref[k], dtype=torch.float64, device=self.edges.device)
+                                          for k in ("edges", "count", "confidence", "accuracy"))
+            extra["edges_float32"] = torch.as_tensor(ref["edges_float32"])
+        else:
+            conf, pred = torch.softmax(logits, dim=1).max(dim=1)
+            edges = equal_mass_edges(conf, self.num_bins)
+            count, cmean, amean = bin_statistics(conf, pred == labels, edges, self.bin_rule)
         gap = cmean - amean
         before = self.gamma.clone()
         self.gamma.copy_(self._new_gamma(gap, cmean, amean))
@@ -148,7 +216,7 @@ class _BinnedGammaLoss(CalibrationLoss):
         self.count.copy_(count)
         self.n_updates.add_(1)
         out = {"gamma": self.gamma, "gamma_before": before, "gap": gap, "edges": edges, "count": count,
-               "confidence": cmean, "accuracy": amean}
+               "confidence": cmean, "accuracy": amean, **extra}
         return {k: v.detach().cpu().numpy().copy() for k, v in out.items()}
 
     def _gamma_limits(self) -> tuple[float, float]:
@@ -170,7 +238,9 @@ class CalFocal(_BinnedGammaLoss):
 
     Gamma is detached. Algorithm 1 starts from ``C = A = `` bin midpoints, i.e. gamma 1 in
     case 2. ``gamma_max`` only guards against float overflow of the exponential (the paper
-    has no cap; Fig. 3 uses lam = 10 and 100).
+    has no cap; Fig. 3 uses lam = 10 and 100). CalFocal is not in the authors' final code;
+    with ``bin_rule="reference"`` its validation bins are theirs, and an empty bin keeps its
+    gamma under both rules.
     """
 
     name = "calfocal"
@@ -211,8 +281,16 @@ class CalFocal(_BinnedGammaLoss):
 class AdaFocal(_BinnedGammaLoss):
     """AdaFocal (Ghosh et al. 2022, Eq. 4 / authors' code; see the module docstring).
 
-    Defaults are the authors' final code: 15 bins, gamma_init 1, lam 1, gamma in [-2, 20],
-    inverse-focal switch at |gamma| < 0.2. ``variant="paper"`` drops the switch.
+    Defaults that follow the authors' final code (PROTOCOL.md "Losses"): ``variant="code"``
+    (sign-aware update with the inverse-focal switch at ``|gamma| < switch = 0.2``),
+    15 bins, ``gamma_init`` 1, ``lam`` 1, gamma clipped to ``[-2, 20]``, the update once per
+    epoch from the validation set in eval mode, training samples looked up by ``p_y``.
+    The default that does NOT: ``bin_rule="inclusive"`` is the package's own validation
+    binning (float64, half-open bins, empty bins keep their gamma); ``bin_rule="reference"``
+    is the authors' (float32 confidences and edges, ``(lower, upper]`` bins, empty bin =
+    gap 0; :func:`reference_validation_bins`). ``variant="paper"`` is the paper's Eq. 4
+    (no switch). The loss itself differs from their code only where their
+    ``(1 - p + 1e-20)`` guard differs from our ``max(1 - p, 1e-20)`` (at p within 1e-20 of 1).
     """
 
     name = "adafocal"
@@ -238,6 +316,8 @@ class AdaFocal(_BinnedGammaLoss):
                          bin_rule=self.bin_rule)
 
     def _new_gamma(self, gap, conf_mean, acc_mean):
+        if self.bin_rule == "reference":  # the authors' empty bin: confidence 0 - accuracy 0
+            gap = torch.nan_to_num(gap, nan=0.0)
         return adafocal_gamma_update(self.gamma, gap, self.lam, self.gamma_min, self.gamma_max,
                                      self.variant, self.switch)
 
@@ -269,6 +349,9 @@ class AdaDualFocal(AdaFocal):
     = ``p_y - p_j``, looked up in bins of validation top-1 confidence; ``bin_key="p_true"``
     uses ``p_y`` as AdaFocal does. With ``variant="code"`` a negative gamma uses
     ``(1 + p_y - p_j)^|gamma|`` - our extension by analogy with inverse focal, not in the paper.
+    As for AdaFocal, the default ``bin_rule="inclusive"`` is the package's own validation
+    binning and ``bin_rule="reference"`` the authors' float32 one (the DFL code bins its
+    validation set with the same ``adaECE`` routine).
     """
 
     name = "adadual_focal"

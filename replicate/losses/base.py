@@ -11,6 +11,20 @@ uses the mean. ``reduction="sum" | "mean"`` overrides the default of each loss.
 Health check without host syncs: every forward adds "this loss was not finite" to an
 on-device counter; :meth:`CalibrationLoss.check_finite`, called once per epoch, reads it
 (one sync) and raises :class:`LossDivergedError` with a clear message.
+
+Graph safety (:attr:`CalibrationLoss.graph_safe`): the training engine may capture the
+whole training step, loss included, as a CUDA graph and replay it (issue #13,
+:mod:`replicate.training.steps`). A loss is safe to capture when its forward and backward
+(i) never synchronise with the host - no ``.item()``, no Python ``if`` on a tensor, no
+tensor built from Python numbers on the device - and (ii) keep every value that changes
+between epochs in a registered buffer updated *in place* (``copy_``/``fill_``), so the
+replayed kernels read the current value at the same address. Every loss of the package
+is written so: data-dependent choices are branch-free (FLSD's gamma by ``bucketize``,
+DFL's ``p_j`` by ``where`` + ``topk``, MMCE's "no correct or no incorrect sample" case by
+``where``, AdaFocal's bin lookup by ``bucketize`` on the ``edges`` buffer), and the
+per-epoch hooks change buffers in place. A subclass that cannot be captured sets
+``graph_safe = False`` and says why in ``graph_unsafe_reason``; the engine then runs the
+step eagerly and records the reason.
 """
 from __future__ import annotations
 
@@ -88,6 +102,9 @@ class CalibrationLoss(torch.nn.Module):
     name: ClassVar[str] = ""
     needs_validation: ClassVar[bool] = False
     default_reduction: ClassVar[str] = "sum"
+    #: True when a training step with this loss can be captured as a CUDA graph (module docstring).
+    graph_safe: ClassVar[bool] = True
+    graph_unsafe_reason: ClassVar[str] = ""
 
     def __init__(self, reduction: str | None = None):
         super().__init__()

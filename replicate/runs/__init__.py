@@ -9,13 +9,19 @@ provenance. See :mod:`replicate.runs.store` for the on-disk layout and
     import replicate as rp
     run = rp.runs.get_or_train(rp.runs.RunConfig("cifar10", "focal", {"gamma": 3}, profile="cpu"))
     run.metrics["test"]["ece"], run.temperature, run.logits("test")
+
+:mod:`replicate.runs.session` trains a set of runs within a time budget (commands that are
+cut off resume from checkpoints); :mod:`replicate.runs.archive` packs finished runs into
+archives that travel back from a GPU machine and unpacks them into ``results/``.
 """
-from . import ood
+from . import archive, ood
+from .archive import pack, unpack
 from .build import build, clear_data_cache
+from .session import SessionReport, train_within
 from .spec import RunConfig, canonical_json, dataset_kind, option_keys, resolve
 from .store import (STORES, Run, checkpoint_path, find, get_or_train, list_runs, load, promote,
                     store_dir, write_record)
 
 __all__ = ["RunConfig", "Run", "get_or_train", "find", "load", "list_runs", "promote", "write_record",
            "resolve", "canonical_json", "dataset_kind", "option_keys", "build", "clear_data_cache", "store_dir",
-           "checkpoint_path", "STORES"]
+           "checkpoint_path", "STORES", "pack", "unpack", "archive", "train_within", "SessionReport"]

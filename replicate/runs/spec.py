@@ -22,8 +22,11 @@ SCHEMA = 1
 DATA_SIZE_KEYS = ("n_train", "n_val", "n_test")
 TEXT_DATASETS = ("20newsgroups",)
 #: Training settings that do not change a run's result (evaluation chunk size, divergence
-#: guard): left at their defaults and out of the key.
-EXECUTION_ONLY = ("eval_batch_size", "gamma_limit")
+#: guard) or only how it executes - the step engine (eager loop or CUDA graph, the same
+#: operations on the same data) and the tensors' memory format (NCHW or channels-last:
+#: the same convolutions, rounded as another cuDNN algorithm would round them): left at
+#: their defaults and out of the key (``precision``, which changes the arithmetic, is in it).
+EXECUTION_ONLY = ("eval_batch_size", "gamma_limit", "engine", "memory_format")
 
 
 def _train_fields() -> tuple[str, ...]:

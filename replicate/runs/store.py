@@ -282,7 +282,7 @@ def promote(key: str) -> Run:
 
 def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto", device=None,
                  deterministic: bool = False, data_dir=None, retrain: bool = False,
-                 logits_dtype: str | None = None) -> Run:
+                 logits_dtype: str | None = None, engine: str = "auto", deadline: float | None = None) -> Run:
     """The finished run of ``config``: loaded from ``results`` or ``cache`` if there, else trained.
 
     The whole configuration (names, parameters, profile, device) is validated before any
@@ -290,7 +290,12 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
     killed. ``store`` says where a new run is written (``results`` also promotes a cached
     run). ``logits_dtype`` defaults to float16 in ``results`` (small enough to commit) and
     float32 in the cache. ``store="auto"`` (what chapters use) means ``results`` for every
-    profile but ``smoke``, whose runs are test fixtures, not worth committing.
+    profile but ``smoke``, whose runs are test fixtures, not worth committing. ``engine``
+    (:data:`replicate.training.ENGINES`; ``auto``: a CUDA graph on a GPU, the eager loop
+    on the CPU) is recorded in the provenance and is not part of the key. ``deadline``
+    (a :func:`time.monotonic` time) pauses training before an epoch that would end after
+    it, raising :class:`replicate.training.TrainingPaused`; the checkpoint stays, and the
+    same call later resumes.
     """
     from .. import training
     from .build import build
@@ -302,6 +307,8 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
     resolved = config.resolve()
     training.select_device(device)
     training.progress.resolve_mode(progress)
+    if engine not in training.ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(training.ENGINES)}; got {engine!r}")
     if not retrain:
         found = find(config)
         if found is not None:
@@ -318,9 +325,9 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
         ckpt = checkpoint_path(config.key)
         if retrain and ckpt.exists():
             ckpt.unlink()
-        result = training.train(model, loss, splits, training.TrainSettings(**resolved["train"]), device=device,
-                                deterministic=deterministic, checkpoint=ckpt, key=config.key, progress=progress,
-                                label=label)
+        settings = training.TrainSettings(**resolved["train"], engine=engine)
+        result = training.train(model, loss, splits, settings, device=device, deterministic=deterministic,
+                                checkpoint=ckpt, key=config.key, progress=progress, label=label, deadline=deadline)
         from .ood import ood_logits
 
         ood = ood_logits(result.model, resolved, splits, data_dir=data_dir)
@@ -332,7 +339,9 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
         run = write_record(config, result, store=store, logits_dtype=dtype, wall_time=earlier + session, ood=ood,
                            extra_provenance={"deterministic": bool(deterministic),
                                              "resumed_from_epoch": result.resumed_from,
-                                             "session_seconds": session})
+                                             "session_seconds": session, "engine": result.engine,
+                                             "engine_note": result.engine_note,
+                                             "memory_format": result.memory_format})
         with contextlib.suppress(FileNotFoundError):
             ckpt.unlink()
     mode = training.progress.resolve_mode(progress)

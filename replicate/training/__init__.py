@@ -7,11 +7,13 @@ which builds data, model and loss from a configuration and stores the record.
 from .checkpoint import atomic_save, deterministic_mode
 from .diagnostics import (GRAD_LOG10_EDGES, fc_weight_norm, grad_norm_histogram, last_layer_grad_norms,
                           norm_histogram, predict, split_summary)
-from .engine import TrainingDiverged, TrainResult, TrainSettings, select_device, train
+from .engine import TrainingDiverged, TrainingPaused, TrainResult, TrainSettings, select_device, train
 from .progress import Reporter, in_notebook
 from .schedule import lr_at_epoch, make_optimizer, milestone_epochs
+from .steps import ENGINES, MEMORY_FORMATS, choose_engine
 
-__all__ = ["TrainSettings", "TrainResult", "TrainingDiverged", "train", "select_device", "lr_at_epoch",
+__all__ = ["TrainSettings", "TrainResult", "TrainingDiverged", "TrainingPaused", "train", "ENGINES",
+           "MEMORY_FORMATS", "choose_engine", "select_device", "lr_at_epoch",
            "milestone_epochs", "make_optimizer", "predict", "split_summary", "grad_norm_histogram",
            "last_layer_grad_norms", "norm_histogram", "fc_weight_norm", "GRAD_LOG10_EDGES", "atomic_save",
            "deterministic_mode", "Reporter", "in_notebook"]

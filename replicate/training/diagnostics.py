@@ -30,11 +30,32 @@ def _info(info, key, default=None):
     return getattr(info, key, default)
 
 
-def autocast(device: torch.device, precision: str):
-    """bf16 autocast context for ``precision == "bf16"``, else a null context."""
+def autocast(device: torch.device, precision: str, cache: bool = True):
+    """bf16 autocast context for ``precision == "bf16"``, else a null context (``cache=False``
+    inside a CUDA-graph capture, as PyTorch requires)."""
     if precision == "bf16":
-        return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
+        return torch.autocast(device_type=device.type, dtype=torch.bfloat16, cache_enabled=cache)
     return contextlib.nullcontext()
+
+
+def forward_logits(model, xb: torch.Tensor, device: torch.device, precision: str, cache: bool = True) -> torch.Tensor:
+    """float32 logits of a prepared batch.
+
+    ``float32``: ``model(xb)``. ``bf16``: the network's trunk ``model.features`` runs under
+    bf16 autocast and its last linear layer ``model.fc`` in float32 on the float32
+    features, so that the logits - which the losses, the calibration metrics and
+    temperature scaling read - are not rounded to bf16's 8-bit mantissa (a logit of 10
+    would move in steps of 1/16). A model without ``features``/``fc`` runs whole under
+    autocast.
+    """
+    if precision != "bf16":
+        return model(xb).float()
+    if not (hasattr(model, "features") and hasattr(model, "fc")):
+        with autocast(device, precision, cache):
+            return model(xb).float()
+    with autocast(device, precision, cache):
+        h = model.features(xb)
+    return model.fc(h.float())
 
 
 def prepare(xb: torch.Tensor, info, *, split: str = "train", augment: bool = False,
@@ -71,8 +92,7 @@ def predict(model, x: torch.Tensor, info, *, split: str = "val", batch_size: int
     out = []
     for i in range(0, x.shape[0], batch_size):
         xb = prepare(x[i:i + batch_size].to(device), info, split=split)
-        with autocast(device, precision):
-            out.append(model(xb).float())
+        out.append(forward_logits(model, xb, device, precision))
     return torch.cat(out) if out else torch.zeros(0, device=device)
 
 
@@ -98,10 +118,12 @@ def last_layer_grad_norms(model, loss, x: torch.Tensor, y: torch.Tensor, info, *
     for i in range(0, x.shape[0], batch_size):
         xb = prepare(x[i:i + batch_size].to(device), info, split="train")
         yb = y[i:i + batch_size].to(device)
-        with torch.no_grad(), autocast(device, precision):
-            h = model.features(xb)
-            z = model.fc(h)
-        z = z.float().detach().requires_grad_(True)
+        with torch.no_grad():
+            with autocast(device, precision):
+                h = model.features(xb)
+            h = h.float()
+            z = model.fc(h)  # float32 head, as in training (forward_logits)
+        z = z.detach().requires_grad_(True)
         (g,) = torch.autograd.grad(loss(z, yb), z)
         if scale_mean:
             g = g * z.shape[0]

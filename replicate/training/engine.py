@@ -16,7 +16,16 @@ explicit ``torch.Generator`` objects; loss and accuracy are summed on the device
 read once per epoch, which is also when NaN is detected. After every epoch a checkpoint
 (model, optimiser, loss buffers, generator states, history) is written atomically, so a
 run killed at any point resumes and finishes exactly as an uninterrupted one would
-(bit-identical on the CPU in deterministic mode).
+(bit-identical on the CPU in deterministic mode). A ``deadline`` stops the run cleanly
+*before* an epoch that would not finish in time (:class:`TrainingPaused`): on a machine
+whose commands are cut off after a few minutes, the same command run again resumes
+from the checkpoint.
+
+The steps of an epoch run in one of the engines of :mod:`.steps` (``settings.engine``):
+``eager`` (a plain loop), ``graph`` (the whole step captured as a CUDA graph and
+replayed: the fast mode on a GPU) or ``static`` (the graph engine's code without the
+capture, for the CPU tests); ``auto`` is ``graph`` on CUDA and ``eager`` on the CPU.
+The engine and ``memory_format`` are execution choices, outside a run's key.
 """
 from __future__ import annotations
 
@@ -32,17 +41,30 @@ import torch
 
 from ..profiles import PAPER_MILESTONES
 from . import checkpoint as ckpt
-from .diagnostics import (autocast, fc_weight_norm, last_layer_grad_norms, loss_reduction, norm_histogram,
-                          predict, prepare, split_summary, train_reliability)
+from .diagnostics import (fc_weight_norm, last_layer_grad_norms, loss_reduction, norm_histogram, predict,
+                          split_summary, train_reliability)
 from .progress import Reporter, resolve_mode
 from .schedule import OPTIMIZERS, lr_at_epoch, make_optimizer, milestone_epochs, set_lr
+from .steps import ENGINES, MEMORY_FORMATS, EpochSteps, choose_engine, choose_memory_format
 
 SELECT = ("last", "best_val_accuracy")
 PRECISIONS = ("float32", "bf16")
+#: Settings that choose how a run executes, not what it computes: left out of a checkpoint's
+#: fingerprint (a run may resume under another engine) and of a run's key.
+EXECUTION_FIELDS = ("engine", "memory_format")
 
 
 class TrainingDiverged(RuntimeError):
     """The run produced a non-finite loss or parameter, or an AdaFocal gamma exploded."""
+
+
+class TrainingPaused(RuntimeError):
+    """The run stopped before an epoch that would have passed its ``deadline``; its checkpoint
+    holds every finished epoch, and the same call resumes it."""
+
+    def __init__(self, message: str, epochs_done: int = 0, epochs: int = 0):
+        super().__init__(message)
+        self.epochs_done, self.epochs = epochs_done, epochs
 
 
 @dataclass(frozen=True)
@@ -68,6 +90,8 @@ class TrainSettings:
     seed: int = 1
     eval_batch_size: int = 500
     gamma_limit: float = 1e6
+    engine: str = "auto"
+    memory_format: str = "auto"
 
     def validate(self) -> "TrainSettings":
         """Raise ValueError naming the first bad setting and its allowed values."""
@@ -97,7 +121,8 @@ class TrainSettings:
         for name in ("nesterov", "lr_step_at_epoch_start", "augment", "eval_every_epoch"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        for name, allowed in (("optimizer", OPTIMIZERS), ("select", SELECT), ("precision", PRECISIONS)):
+        for name, allowed in (("optimizer", OPTIMIZERS), ("select", SELECT), ("precision", PRECISIONS),
+                              ("engine", ENGINES), ("memory_format", MEMORY_FORMATS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
         if not isinstance(self.betas, (tuple, list)) or len(self.betas) != 2 or \
@@ -109,7 +134,9 @@ class TrainSettings:
         return self
 
     def fingerprint(self) -> str:
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True, default=str).encode()).hexdigest()[:16]
+        """Hash of the settings a checkpoint must share to be resumed (not the execution choices)."""
+        d = {k: v for k, v in asdict(self).items() if k not in EXECUTION_FIELDS}
+        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -123,6 +150,9 @@ class TrainResult:
     resumed_from: int = 0
     wall_time: float = 0.0
     device: str = "cpu"
+    engine: str = "eager"
+    engine_note: str = ""
+    memory_format: str = "contiguous"
 
 
 def select_device(device: str | torch.device | None = None) -> torch.device:
@@ -160,33 +190,6 @@ def _check_loss(loss, epoch: int, settings: TrainSettings, diag: dict | None) ->
             raise TrainingDiverged(f"loss state not finite at {where}: {err}") from err
         if ok is False:
             raise TrainingDiverged(f"loss state (buffers) not finite at {where}")
-
-
-def _train_epoch(model, loss, opt, x, y, info, settings, g_perm, g_aug, device):
-    """One pass over the shuffled training set; returns on-device (loss sum, correct count, batches)."""
-    model.train()
-    n = x.shape[0]
-    perm = torch.randperm(n, generator=g_perm).to(device)
-    loss_sum = torch.zeros((), device=device, dtype=torch.float64)
-    correct = torch.zeros((), device=device, dtype=torch.int64)
-    batches = 0
-    for start in range(0, n, settings.batch_size):
-        idx = perm[start:start + settings.batch_size]
-        xb = prepare(x[idx], info, augment=settings.augment, generator=g_aug)
-        yb = y[idx]
-        with autocast(device, settings.precision):
-            logits = model(xb)
-        logits = logits.float()
-        value = loss(logits, yb)
-        opt.zero_grad(set_to_none=True)
-        value.backward()
-        if settings.clip_grad_norm is not None:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), settings.clip_grad_norm)
-        opt.step()
-        loss_sum += value.detach()
-        correct += (logits.detach().argmax(1) == yb).sum()
-        batches += 1
-    return loss_sum, correct, batches
 
 
 def _resume(state, *, checkpoint, fingerprint, device, model, opt, loss, gens):
@@ -231,17 +234,22 @@ def _evaluate_epoch(model, loss, xs, ys, info, settings: TrainSettings, epoch: i
 
 def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, device=None,
           deterministic: bool = False, checkpoint: str | Path | None = None, key: str = "",
-          progress: str = "auto", label: str = "", on_epoch_end=None) -> TrainResult:
+          progress: str = "auto", label: str = "", on_epoch_end=None, deadline: float | None = None) -> TrainResult:
     """Train ``model`` with ``loss`` on ``splits`` (``.train/.val/.test`` tensors, ``.info``).
 
     ``checkpoint``: a file path; if it exists and belongs to this run (same ``key`` and
     settings), training resumes after its epoch; it is rewritten atomically after every
-    epoch. ``on_epoch_end(epoch, row)`` is called after each checkpoint. Raises
+    epoch. ``on_epoch_end(epoch, row)`` is called after each checkpoint. ``deadline``: a
+    :func:`time.monotonic` time; an epoch starts only if the longest epoch of this call
+    (or, for the first, the last one recorded) would end before it, else
+    :class:`TrainingPaused` is raised (with a checkpoint, the same call resumes). Raises
     :class:`TrainingDiverged` on NaN or an exploding AdaFocal gamma.
     """
     settings.validate()
     resolve_mode(progress)
     device = select_device(device)
+    if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, (int, float))):
+        raise ValueError(f"deadline must be a time.monotonic() value or None; got {deadline!r}")
     t_start = time.perf_counter()
     fingerprint = f"{key}:{settings.fingerprint()}"
     xs = {s: getattr(splits, s)[0].to(device) for s in ("train", "val", "test")}
@@ -259,6 +267,12 @@ def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, devi
         model.to(device)
         if isinstance(loss, torch.nn.Module):
             loss.to(device)
+        engine, engine_note = choose_engine(settings.engine, device, optimizer=settings.optimizer, loss=loss)
+        kind = getattr(splits.info, "kind", "image") if not isinstance(splits.info, dict) else \
+            splits.info.get("kind", "image")
+        memory_format = choose_memory_format(settings.memory_format, device, settings.precision, kind)
+        if memory_format == "channels_last":
+            model.to(memory_format=torch.channels_last)  # before the optimiser sees the parameters
         opt = make_optimizer(model.parameters(), optimizer=settings.optimizer, lr=settings.lr,
                              momentum=settings.momentum, weight_decay=settings.weight_decay,
                              nesterov=settings.nesterov, betas=settings.betas)
@@ -267,17 +281,27 @@ def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, devi
         if state is not None:
             history, best, start = _resume(state, checkpoint=checkpoint, fingerprint=fingerprint, device=device,
                                            model=model, opt=opt, loss=loss, gens=gens)
+        steps = EpochSteps(model, loss, opt, xs["train"], ys["train"], splits.info, settings, g_aug, device,
+                           engine=engine, memory_format=memory_format)
         reporter = Reporter(progress, settings.epochs, label=label, initial=start)
+        longest = history[-1]["seconds"] if history and "seconds" in history[-1] else 0.0
         try:
             for epoch in range(start, settings.epochs):
+                if deadline is not None and time.monotonic() + longest > deadline:
+                    raise TrainingPaused(
+                        f"paused before epoch {epoch + 1}/{settings.epochs}: it would not finish before the deadline "
+                        f"(an epoch takes up to {longest:.1f}s); "
+                        + ("the checkpoint holds the finished epochs - run the same command again to resume"
+                           if checkpoint else "no checkpoint was kept, so nothing is saved"),
+                        epochs_done=epoch, epochs=settings.epochs)
                 t0 = time.perf_counter()
                 lr = lr_at_epoch(epoch, lr=settings.lr, epochs=settings.epochs, milestones=settings.milestones,
                                  lr_decay=settings.lr_decay, lr_step_at_epoch_start=settings.lr_step_at_epoch_start)
                 set_lr(opt, lr)
                 if hasattr(loss, "on_epoch_start"):
                     loss.on_epoch_start(epoch, settings.epochs)
-                loss_sum, correct, batches = _train_epoch(model, loss, opt, xs["train"], ys["train"], splits.info,
-                                                          settings, g_perm, g_aug, device)
+                perm = torch.randperm(n_train, generator=g_perm).to(device)
+                loss_sum, correct, batches = steps.run(perm, lr)
                 total = float(loss_sum)  # the epoch's one host synchronisation
                 if not math.isfinite(total):
                     raise TrainingDiverged(f"non-finite training loss ({total}) at epoch {epoch + 1}/"
@@ -292,6 +316,7 @@ def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, devi
                     best = {"epoch": epoch, "score": row["val_accuracy"],
                             "model": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
                 row["seconds"] = time.perf_counter() - t0
+                longest = max(longest, row["seconds"])
                 history.append(row)
                 if checkpoint:
                     ckpt.atomic_save({"fingerprint": fingerprint, "epoch": epoch, "device_type": device.type,
@@ -316,4 +341,5 @@ def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, devi
         if not all(torch.isfinite(lg).all() for lg, _ in logits.values()):
             raise TrainingDiverged("non-finite logits at the final evaluation")
     return TrainResult(model=model, history=history, logits=logits, selected_epoch=selected + 1,
-                       resumed_from=start, wall_time=time.perf_counter() - t_start, device=str(device))
+                       resumed_from=start, wall_time=time.perf_counter() - t_start, device=str(device),
+                       engine=engine, engine_note=engine_note, memory_format=memory_format)

@@ -1,0 +1,84 @@
+"""``make book`` shows each experiment chapter at the largest profile whose runs are all
+committed (issue #13, item 6), decided from the store alone, before anything executes.
+
+The store is a temporary REPLICATE_RESULTS holding fabricated finished-run records of a
+tiny plan (two methods, no text runs): the selection reads only whether each run's record
+exists, so nothing is trained or loaded.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from replicate import experiments, runner
+
+CHAPTER = runner.SOURCE_DIR / "exp_focal_loss.md"
+TINY = {"profile": "cpu", "dataset": "cifar10", "model": None, "seeds": [1], "methods": ["cross_entropy", "fl3"],
+        "text_dataset": None, "device": "cpu"}
+
+
+@pytest.fixture(autouse=True)
+def results(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "results"
+
+
+def fabricate(results, profile, only=None):
+    """Finished-run records (no logits) for the tiny plan at ``profile``; returns their keys."""
+    plan = experiments.chapter_plan("exp_focal_loss", **{k: v for k, v in TINY.items() if k != "profile"},
+                                    profile=profile)
+    keys = []
+    for key, cfg in list(plan.configs().items())[:only]:
+        path = results / "runs" / key
+        path.mkdir(parents=True)
+        record = {"format": 1, "key": key, "config": cfg.to_dict(), "resolved": cfg.resolve(),
+                  "metrics": {s: {} for s in ("val", "test", "val_ts", "test_ts")}, "temperature": 1.0,
+                  "history": [], "provenance": {}, "wall_time": 0.0}
+        (path / "record.json").write_text(json.dumps(record))
+        keys.append(key)
+    return keys
+
+
+def test_default_profile_when_no_larger_one_is_complete(results):
+    shown, why = runner.showable_profile(CHAPTER, TINY)
+    assert shown is None and "paper: 0/2 runs in results/" in why and "gpu: 0/2 runs in results/" in why
+    fabricate(results, "gpu", only=1)
+    assert runner.showable_profile(CHAPTER, TINY) == (None, "paper: 0/2 runs in results/; gpu: 1/2 runs in results/")
+
+
+def test_largest_complete_profile_is_chosen(results):
+    fabricate(results, "gpu")
+    assert runner.showable_profile(CHAPTER, TINY) == ("gpu", "all 2 runs of profile gpu are in results/")
+    fabricate(results, "paper", only=1)  # paper incomplete: gpu still
+    assert runner.showable_profile(CHAPTER, TINY)[0] == "gpu"
+    shutil.rmtree(results)
+    fabricate(results, "gpu")
+    fabricate(results, "paper")
+    assert runner.showable_profile(CHAPTER, TINY) == ("paper", "all 2 runs of profile paper are in results/")
+
+
+def test_chapters_that_train_nothing_and_plans_that_do_not_validate(results):
+    assert runner.showable_profile(runner.SOURCE_DIR / "measuring_calibration.md", {"profile": "cpu"}) == \
+        (None, "trains nothing")
+    shown, why = runner.showable_profile(CHAPTER, {**TINY, "methods": ["no_such_method"]})
+    assert shown is None and why.count("plan does not validate") == 2
+
+
+def test_book_build_executes_each_chapter_at_its_chosen_profile(monkeypatch, tmp_path):
+    calls, logs = {}, []
+    monkeypatch.setattr(runner, "execute", lambda src, tgt, profile=None, **k: calls.__setitem__(src.stem, profile))
+    monkeypatch.setattr(runner, "build_html", lambda base, **k: base / "index.html")
+    def showable(src, defaults):
+        return ("gpu", "all 22 runs") if src.stem == "exp_focal_loss" else (None, "trains nothing")
+
+    monkeypatch.setattr(runner, "showable_profile", showable)
+    monkeypatch.setenv(runner.BOOK_DIR_ENV, str(tmp_path))
+    runner.build(log=logs.append)
+    assert calls["exp_focal_loss"] == "gpu"
+    assert {p for name, p in calls.items() if name != "exp_focal_loss"} == {None}
+    assert "[replicate] exp_focal_loss: showing profile gpu (all 22 runs)" in logs
+    runner.build(profile="cpu", log=logs.append)  # an explicit profile is used for every chapter
+    assert set(calls.values()) == {"cpu"}
