@@ -2,9 +2,9 @@
 layouts of tables that are not one row per method: ablations by setting, means with a spread
 over seeds, and the defects recorded beside a table.
 
-The long form (:data:`LONG`) holds one number per line: ``table, row, dataset_key, setting,
-method, metric, temperature_scaled, mean, sd, se, T, n, note``. The paper's side
-(:func:`paper_long`) is every printed cell of the chosen tables (``n`` 0; the printed ``±``
+The long form (:data:`LONG`) holds one number per line: ``table, row, dataset_key,
+model_key, setting, method, metric, temperature_scaled, mean, sd, se, T, T_sd, n, note``.
+The paper's side (:func:`paper_long`) is every printed cell of the chosen tables (``n`` 0; the printed ``±``
 term in ``se`` or ``sd`` by the table's spread kind); ours (:func:`summary_long`) is a
 :func:`replicate.comparison.summarise` frame of our runs labelled with the table it stands
 beside. A rule such as "lowest MCE in most rows of Table 7" reads either side through
@@ -17,8 +17,8 @@ import math
 import numpy as np
 import pandas as pd
 
-LONG = ["table", "row", "dataset_key", "setting", "method", "metric", "temperature_scaled", "mean", "sd", "se", "T",
-        "n", "note"]
+LONG = ["table", "row", "dataset_key", "model_key", "setting", "method", "metric", "temperature_scaled", "mean", "sd",
+        "se", "T", "T_sd", "n", "note"]
 
 
 def row_label(dataset: str, model: str) -> str:
@@ -42,17 +42,18 @@ def paper_long(paper: str, tables) -> pd.DataFrame:
         se = "standard error" in str(df.attrs.get("spread", ""))
         frames.append(pd.DataFrame({
             "table": t, "row": [row_label(d, m) for d, m in zip(df.dataset, df.model)],
-            "dataset_key": df.dataset_key, "setting": df.setting, "method": df.method, "metric": df.metric,
-            "temperature_scaled": df.temperature_scaled.astype(bool), "mean": df.value,
-            "sd": math.nan if se else df.spread, "se": df.spread if se else math.nan, "T": df.optimal_T, "n": 0,
-            "note": df.note}))
+            "dataset_key": df.dataset_key, "model_key": df.model_key, "setting": df.setting, "method": df.method,
+            "metric": df.metric, "temperature_scaled": df.temperature_scaled.astype(bool), "mean": df.value,
+            "sd": math.nan if se else df.spread, "se": df.spread if se else math.nan, "T": df.optimal_T,
+            "T_sd": math.nan, "n": 0, "note": df.note}))
     return pd.concat(frames, ignore_index=True)[LONG]
 
 
-def summary_long(summary: pd.DataFrame, table: str, row: str, dataset_key: str, setting="",
+def summary_long(summary: pd.DataFrame, table: str, row: str, dataset_key: str, model_key: str, setting="",
                  metrics=None, rename: dict | None = None) -> pd.DataFrame:
     """A :func:`replicate.comparison.summarise` frame of our runs as lines of ``table`` in
-    :data:`LONG` form: one ``row`` (e.g. "ours: cifar10, tiny_cnn"), ``setting`` a string or
+    :data:`LONG` form: one ``row`` (e.g. "ours: cifar10, tiny_cnn") of ``dataset_key`` and
+    ``model_key``, ``setting`` a string or
     ``{method: setting}`` (an ablation's methods are its settings), only ``metrics`` (None:
     all), methods renamed by ``rename``; ``se`` is ``sd / sqrt(n)`` over seeds."""
     f = summary if metrics is None else summary[summary.metric.isin(tuple(metrics))]
@@ -62,10 +63,10 @@ def summary_long(summary: pd.DataFrame, table: str, row: str, dataset_key: str, 
     sett = f["method_key"].map(setting).fillna("") if isinstance(setting, dict) else setting
     n = f["n_seeds"].astype(float)
     return pd.DataFrame({
-        "table": table, "row": row, "dataset_key": dataset_key, "setting": sett, "method": f["method"],
-        "metric": f["metric"], "temperature_scaled": f["temperature_scaled"].astype(bool), "mean": f["mean"],
-        "sd": f["std"], "se": f["std"] / np.sqrt(n), "T": f["T"], "n": f["n_seeds"], "note": ""})[LONG] \
-        .reset_index(drop=True)
+        "table": table, "row": row, "dataset_key": dataset_key, "model_key": model_key, "setting": sett,
+        "method": f["method"], "metric": f["metric"], "temperature_scaled": f["temperature_scaled"].astype(bool),
+        "mean": f["mean"], "sd": f["std"], "se": f["std"] / np.sqrt(n), "T": f["T"], "T_sd": f["T_std"],
+        "n": f["n_seeds"], "note": ""})[LONG].reset_index(drop=True)
 
 
 def pivot(long: pd.DataFrame, table: str, metric: str, scaled: bool = False, setting: str | None = "",
@@ -73,8 +74,8 @@ def pivot(long: pd.DataFrame, table: str, metric: str, scaled: bool = False, set
     """One number per (row, method) of ``table``/``metric`` (pre or post T, ``setting``; None:
     every setting, the index is then (row, setting)), column ``col``; rows and methods in
     order of appearance, restricted to the methods ``among``; missing cells NaN."""
-    if col not in ("mean", "sd", "se", "T", "n"):
-        raise ValueError(f"col must be one of mean, sd, se, T, n; got {col!r}")
+    if col not in ("mean", "sd", "se", "T", "T_sd", "n"):
+        raise ValueError(f"col must be one of mean, sd, se, T, T_sd, n; got {col!r}")
     f = long[(long.table == table) & (long.metric == metric) & (long.temperature_scaled == bool(scaled))]
     if setting is not None:
         f = f[f.setting == setting]
@@ -105,28 +106,62 @@ def _text(r, spread: str = "sd", digits: int = 2, with_T: bool = False) -> str:
     return s
 
 
+def _metric(m) -> tuple[str, bool, str]:
+    """``"ece"`` or ``("ece", True)`` -> ``(metric, scaled, heading)``."""
+    metric, scaled = (m, False) if isinstance(m, str) else (m[0], bool(m[1]))
+    return metric, scaled, metric + (" (post T)" if scaled else "")
+
+
 def settings_side_by_side(ours: pd.DataFrame | None, paper: pd.DataFrame | None, table: str, metrics, settings,
                           columns: dict, paper_method: str, labels: dict | None = None,
                           digits: int = 2) -> pd.DataFrame:
-    """An ablation table: a row per ``setting``; for each metric of ``metrics`` (pre-T) the
-    paper's value (method ``paper_method``), then one column per entry of ``columns``
-    (``{our method key: column label}``, e.g. two readings of the same row) with ours
-    (mean ± sd over seeds) and ours minus the paper's. ``labels`` renames the settings."""
+    """An ablation table: a row per ``setting``; for each metric of ``metrics`` (a name, pre
+    T, or ``(name, post_T)``) the paper's value (method ``paper_method``), then one column
+    per entry of ``columns`` (``{our method key: column label}``, e.g. two readings of the
+    same row) with ours (mean ± sd over seeds) and ours minus the paper's. ``labels``
+    renames the settings."""
     frame = {}
     for setting in settings:
         row = {}
-        for metric in metrics:
-            p = _cell(paper, table, paper_method, metric, False, setting)
-            row[(metric, "paper")] = _text(p, digits=digits)
+        for m in metrics:
+            metric, scaled, head = _metric(m)
+            p = _cell(paper, table, paper_method, metric, scaled, setting)
+            row[(head, "paper")] = _text(p, digits=digits)
             for method, label in columns.items():
-                o = _cell(ours, table, method, metric, False, setting)
-                row[(metric, label)] = _text(o, digits=digits)
+                o = _cell(ours, table, method, metric, scaled, setting)
+                row[(head, label)] = _text(o, digits=digits)
                 diff = math.nan if o is None or p is None else o["mean"] - p["mean"]
-                row[(metric, f"{label} − paper")] = "–" if pd.isna(diff) else f"{diff:.{digits}f}"
+                row[(head, f"{label} − paper")] = "–" if pd.isna(diff) else f"{diff:.{digits}f}"
         frame[(labels or {}).get(setting, setting)] = row
     out = pd.DataFrame(frame).T
     out.columns = pd.MultiIndex.from_tuples(out.columns)
     out.index.name = "setting"
+    return out
+
+
+def methods_side_by_side(ours: pd.DataFrame | None, paper: pd.DataFrame | None, table: str, metrics,
+                         methods: dict, paper_row: str | None, setting: str = "", digits: int = 2,
+                         rename: dict | None = None) -> pd.DataFrame:
+    """A row per method (``{our method key: label}``) of ``table``: for each metric of
+    ``metrics`` (a name, pre T, or ``(name, post_T)``) the paper's value on ``paper_row``
+    (with its T), ours (mean ± sd over seeds, with T) and ours minus the paper's.
+    ``rename`` maps our keys to the paper's where they differ (e.g. our AdaFocal rule)."""
+    pap = None if paper is None or paper_row is None else paper[paper.row == paper_row]
+    frame = {}
+    for method, label in methods.items():
+        row = {}
+        for m in metrics:
+            metric, scaled, head = _metric(m)
+            p = _cell(pap, table, (rename or {}).get(method, method), metric, scaled, setting)
+            o = _cell(ours, table, method, metric, scaled, setting)
+            row[(head, "paper")] = _text(p, digits=digits, with_T=scaled)
+            row[(head, "ours")] = _text(o, digits=digits, with_T=scaled)
+            diff = math.nan if o is None or p is None else o["mean"] - p["mean"]
+            row[(head, "ours − paper")] = "–" if pd.isna(diff) else f"{diff:.{digits}f}"
+        frame[label] = row
+    out = pd.DataFrame(frame).T
+    out.columns = pd.MultiIndex.from_tuples(out.columns)
+    out.index.name = "method"
     return out
 
 
@@ -148,24 +183,28 @@ def spread_side_by_side(ours: pd.DataFrame | None, paper: pd.DataFrame | None, t
     return out
 
 
-def table_notes(paper: str, tables) -> pd.DataFrame:
+def table_notes(paper: str, tables, rows=None) -> pd.DataFrame:
     """The recorded defects of ``paper``'s ``tables``: one line per table note (``cell``
     "table") and per annotated cell (row, setting, method, pre/post T, printed text, note;
-    cells sharing a note are merged), to show beside the table."""
+    cells sharing a note are merged), to show beside the table. ``rows`` (labels of
+    :func:`row_label`) keeps only the cell notes of those rows."""
     from .. import paper_tables
 
-    rows = []
+    out_rows = []
     for t in ([tables] if isinstance(tables, str) else tables):
         df = paper_tables.get(paper, t)
         if df.attrs.get("notes"):
-            rows.append({"table": f"Table {df.attrs['number']}", "cell": "table", "printed": "",
-                         "note": df.attrs["notes"]})
-        for _, r in df[df["note"].astype(str).str.len() > 0].iterrows():
+            out_rows.append({"table": f"Table {df.attrs['number']}", "cell": "table", "printed": "",
+                             "note": df.attrs["notes"]})
+        noted = df[df["note"].astype(str).str.len() > 0]
+        if rows is not None:
+            noted = noted[[row_label(d, m) in set(rows) for d, m in zip(noted.dataset, noted.model)]]
+        for _, r in noted.iterrows():
             where = ", ".join(x for x in (r["dataset"], r["model"], r["setting"], r["method_label"],
                                           "post T" if r["temperature_scaled"] else "pre T") if x)
-            rows.append({"table": f"Table {df.attrs['number']}", "cell": where, "printed": str(r["printed"]),
-                         "note": r["note"]})
-    out = pd.DataFrame(rows, columns=["table", "cell", "printed", "note"])
+            out_rows.append({"table": f"Table {df.attrs['number']}", "cell": where, "printed": str(r["printed"]),
+                             "note": r["note"]})
+    out = pd.DataFrame(out_rows, columns=["table", "cell", "printed", "note"])
     if not len(out):
         return out
     merged = out.groupby(["table", "note"], sort=False, as_index=False).agg(
