@@ -7,12 +7,18 @@ STAMP  := $(VENV)/.installed-stamp
 # Leave PROFILE empty to run each chapter at its embedded default (cpu).
 PROFILE ?=
 PYTEST_ARGS ?=
+# make publish pushes the built book to this branch of this git remote (GitHub Pages).
+REMOTE ?= origin
+PAGES_BRANCH ?= gh-pages
+PLACEHOLDER := YOUR-GITHUB-USER/YOUR-REPOSITORY
 
-.PHONY: book test setup clean-book clean help
+.PHONY: book test check-html publish setup clean-book clean help
 
 help:
-	@echo "make book   set up .venv, execute every chapter (default profile cpu), build the HTML book"
-	@echo "make test   set up .venv, run unit tests, chapter smoke runs and a book-build check"
+	@echo "make book        set up .venv, execute every chapter (default profile cpu), build the HTML book"
+	@echo "make test        set up .venv, run unit tests, chapter smoke runs, a book build and its HTML check"
+	@echo "make check-html  load every page of the built book in headless Chromium, offline (needs chromium)"
+	@echo "make publish     build the book and push _build/html to the $(PAGES_BRANCH) branch of $(REMOTE)"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +34,21 @@ book: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# Checks the book as built by `make book`: math typeset with no network, internal links,
+# images, JavaScript errors. Uses the system Chromium (Debian/Ubuntu: apt-get install chromium).
+check-html: $(STAMP)
+	$(PY) -m replicate.htmlcheck _build/html
+
+# Manual deploy to GitHub Pages (the workflow .github/workflows/book.yml does it on every
+# push to main). Set repository.url in _config.yml to your repository first.
+publish: book
+	@if grep -q "$(PLACEHOLDER)" _config.yml; then \
+	  echo "make publish: set repository.url in _config.yml to your repository (it still reads $(PLACEHOLDER))"; \
+	  exit 1; fi
+	$(PY) -m pip install --quiet -e ".[publish]"
+	$(VENV)/bin/ghp-import --no-jekyll --force --push --remote $(REMOTE) --branch $(PAGES_BRANCH) \
+	  --message "Publish the book from $$(git rev-parse --short HEAD)" _build/html
 
 clean-book:
 	rm -rf _build book/chapters

@@ -1,0 +1,109 @@
+"""Sphinx extension for the HTML book: MathJax served from the book, scripts included once.
+
+``_config.yml`` loads it with ``sphinx: extra_extensions: [replicate.book_html]``.
+
+**MathJax with no network.** Sphinx loads MathJax from a CDN by default
+(``sphinx.ext.mathjax.MATHJAX_URL``), so a book opened offline shows raw TeX. Here every
+HTML build copies MathJax into ``_build/html/_static/mathjax/`` and points ``mathjax_path``
+there; the book then works the same from a local folder (``file://`` too), a machine
+without network and GitHub Pages.
+
+The files come from the PyPI package ``django-static-mathjax`` 3.2.2 (import name
+``mathjax``; Apache-2.0; it does not need Django), which ships the MathJax team's
+``mathjax-full`` 3.2.2 distribution: the source and its ``es5`` build. (Its ``es5`` files
+are built from the same 3.2.2 source as the npm package ``mathjax@3.2.2`` but minified
+separately, so they are not byte-identical to it.) Nothing is vendored in this repository. Copied: the component Sphinx uses by
+default, ``tex-mml-chtml.js``, and the folders it loads from on demand (TeX and MathML
+extensions, the CHTML fonts, the accessibility menu and its speech rules); left out: the
+other combined components and the SVG output (about 7 MB copied instead of 24 MB).
+
+A ``mathjax_path`` set in ``_config.yml`` other than Sphinx's CDN default is left alone.
+
+**Each script once.** sphinx-thebe 0.3 registers its inline configuration script
+(``const THEBE_JS_URL = ...``) after the HTML builder has started, and Sphinx 7 then
+writes it twice into every page; the second copy throws "Identifier 'THEBE_JS_URL' has
+already been declared". Identical script entries are dropped from each page's context.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+COMPONENT = "tex-mml-chtml.js"
+TARGET = "mathjax"  # folder under _static
+#: folders of the es5 build that ``tex-mml-chtml.js`` may load files from at run time
+FOLDERS = ("input", "output/chtml", "a11y", "ui", "sre", "adaptors")
+
+
+def source_dir() -> Path:
+    """The ``es5`` folder of the installed MathJax 3 package; a one-line error if it is missing."""
+    try:
+        import mathjax
+    except ImportError:
+        raise ModuleNotFoundError("the book serves MathJax from the package 'django-static-mathjax' "
+                                  "(import name 'mathjax'), which is not installed: "
+                                  "pip install 'django-static-mathjax>=3.2.2,<4'") from None
+    es5 = Path(mathjax.__file__).resolve().parent / "static" / "mathjax" / "es5"
+    if not (es5 / COMPONENT).is_file():
+        raise FileNotFoundError(f"the installed 'mathjax' package has no {COMPONENT} under {es5}")
+    return es5
+
+
+def version() -> str:
+    """The MathJax version of the installed files (``package.json`` beside ``es5``)."""
+    import json
+
+    return json.loads((source_dir().parent / "package.json").read_text())["version"]
+
+
+def copy_mathjax(static_dir: Path) -> Path:
+    """Copy the component and its on-demand folders to ``static_dir/mathjax``; return that folder."""
+    src, dst = source_dir(), Path(static_dir) / TARGET
+    dst.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src / COMPONENT, dst / COMPONENT)
+    for folder in FOLDERS:
+        shutil.copytree(src / folder, dst / folder, dirs_exist_ok=True)
+    return dst
+
+
+def _use_local_path(app, config) -> None:
+    from sphinx.ext import mathjax as sphinx_mathjax
+
+    if config.mathjax_path in (None, "", sphinx_mathjax.MATHJAX_URL):
+        source_dir()  # fail early, before any page is written, when the package is missing
+        config.mathjax_path = f"{TARGET}/{COMPONENT}"  # relative paths are taken from _static/
+
+
+def _copy_after_build(app, exception) -> None:
+    if exception is None and app.builder.format == "html" and \
+            app.config.mathjax_path == f"{TARGET}/{COMPONENT}":
+        copy_mathjax(Path(app.outdir) / "_static")
+
+
+def unique_scripts(scripts: list) -> list:
+    """``scripts`` without repeats: an entry with the same file (or inline body) and attributes
+    as an earlier one is dropped, whatever its priority (an inline script may come with
+    filename ``None`` once and ``""`` the other time)."""
+    seen, out = set(), []
+    for js in scripts:
+        attrs = getattr(js, "attributes", {})
+        name = getattr(js, "filename", js) or ""  # an inline script's filename is None or ""
+        key = (str(name), tuple(sorted((k, str(v)) for k, v in attrs.items())))
+        if key not in seen:
+            seen.add(key)
+            out.append(js)
+    return out
+
+
+def _dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
+    if "script_files" in context:
+        context["script_files"] = unique_scripts(context["script_files"])
+
+
+def setup(app):
+    """Sphinx entry point."""
+    app.setup_extension("sphinx.ext.mathjax")
+    app.connect("config-inited", _use_local_path)
+    app.connect("html-page-context", _dedupe_scripts, priority=900)
+    app.connect("build-finished", _copy_after_build)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,194 @@
+"""The HTML check (replicate.htmlcheck) and the book's Sphinx extension (replicate.book_html).
+
+The browser tests build a small site with one known fault of each kind next to clean
+pages and assert that the check reports exactly those faults; they are skipped, with the
+reason, where Playwright or Chromium is missing. The real book is checked in
+tests/test_book.py, on the book that test builds.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from PIL import Image
+
+from replicate import book_html, htmlcheck
+
+BROWSER = htmlcheck.unavailable_reason()
+needs_browser = pytest.mark.skipif(BROWSER is not None, reason=f"HTML check cannot run: {BROWSER}")
+
+MATHJAX = '<script defer src="{root}_static/mathjax/tex-mml-chtml.js"></script>'
+
+
+def _page(body: str, head: str = "") -> str:
+    return f"<!DOCTYPE html><html><head><meta charset='utf-8'>{head}</head><body>{body}</body></html>"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A built-book-like folder: clean pages and one page per kind of fault."""
+    root = tmp_path_factory.mktemp("site")
+    book_html.copy_mathjax(root / "_static")
+    (root / "_images").mkdir()
+    Image.new("RGB", (4, 4), "red").save(root / "_images" / "dot.png")
+    (root / "sub").mkdir()
+    pages = {
+        "index.html": '<meta http-equiv="Refresh" content="0; url=sub/good.html" />',
+        "sub/good.html": _page(
+            '<h1 id="top">Good</h1><p>Inline <span class="math notranslate nohighlight">\\(x^2 + 1\\)</span>.</p>'
+            '<div class="math notranslate nohighlight">\\[\\sum_k p_k = 1\\]</div>'
+            '<pre>code may show \\( and $$ freely</pre><img src="../_images/dot.png" alt="dot">'
+            '<a href="#top">up</a> <a href="other.html#sec">other</a> <a href="../_images/dot.png">file</a>'
+            '<a href="https://example.org/">external links are not followed</a>',
+            MATHJAX.format(root="../")),
+        "sub/other.html": _page('<h2 id="sec">Section</h2><a href="good.html">back</a>'),
+        "sub/no_mathjax.html": _page('<p>Raw <span class="math">\\(\\alpha\\)</span> and $$\\beta$$ text.</p>'),
+        "sub/tex_error.html": _page('<p><span class="math">\\(\\frac{1}\\)</span></p>', MATHJAX.format(root="../")),
+        "sub/links.html": _page('<a href="missing.html">a</a> <a href="other.html#nope">b</a> <a href="#nowhere">c</a>'),
+        "sub/image.html": _page('<img src="../_images/missing.png" alt="missing">'),
+        "sub/script.html": _page("<script>console.error('bad thing'); throw new TypeError('boom');</script>"),
+        "sub/network.html": _page("<p>CDN</p>", '<script src="https://cdn.invalid.example/x.js"></script>'),
+        "sub/solutions.html": _page(  # folded as sphinx-togglebutton folds a dropdown, and open
+            '<div class="solution dropdown admonition toggle-hidden" id="folded"><p class="admonition-title">'
+            'Solution</p><section style="height: 0; visibility: hidden; opacity: 0">hidden</section></div>'
+            '<div class="solution admonition" id="open"><p class="admonition-title">Solution</p>'
+            '<section>the answer, in plain sight</section></div>'),
+        "_static/ignored.html": _page('<a href="nowhere.html">support folders are not pages</a>'),
+    }
+    for rel, text in pages.items():
+        (root / rel).write_text(text)
+    return root
+
+
+@pytest.fixture(scope="module")
+def problems(site):
+    if BROWSER is not None:
+        pytest.skip(f"HTML check cannot run: {BROWSER}")
+    return htmlcheck.check_book(site)
+
+
+def _on(problems, page, kind=None):
+    return [p for p in problems if p.page == page and (kind is None or p.kind == kind)]
+
+
+# ------------------------------------------------------------------ no browser needed
+def test_pages_of_lists_html_pages_outside_support_folders(site):
+    assert htmlcheck.pages_of(site) == sorted(
+        ["index.html", "sub/good.html", "sub/other.html", "sub/no_mathjax.html", "sub/tex_error.html",
+         "sub/links.html", "sub/image.html", "sub/script.html", "sub/network.html", "sub/solutions.html"])
+
+
+def test_redirect_target_reads_a_meta_refresh_stub(site):
+    assert htmlcheck._redirect_target(site / "index.html") == "sub/good.html"
+    assert htmlcheck._redirect_target(site / "sub/other.html") is None
+
+
+def test_find_chromium_honours_the_environment_variable(tmp_path, monkeypatch):
+    fake = tmp_path / "my-chromium"
+    fake.write_text("")
+    monkeypatch.setenv(htmlcheck.CHROMIUM_ENV, str(fake))
+    assert htmlcheck.find_chromium() == str(fake)
+    monkeypatch.setenv(htmlcheck.CHROMIUM_ENV, str(tmp_path / "absent"))
+    assert htmlcheck.find_chromium() is None
+    assert "no Chromium found" in htmlcheck.unavailable_reason() or "playwright" in htmlcheck.unavailable_reason()
+
+
+def test_check_book_refuses_a_folder_without_a_built_book(tmp_path):
+    with pytest.raises(FileNotFoundError, match="make book"):
+        htmlcheck.check_book(tmp_path)
+
+
+def test_mathjax_copy_has_the_component_its_fonts_and_tex_extensions(site):
+    mj = site / "_static" / "mathjax"
+    assert (mj / book_html.COMPONENT).stat().st_size > 500_000
+    assert (mj / "output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff").is_file()
+    assert (mj / "input/tex/extensions/boldsymbol.js").is_file()
+    assert not (mj / "output/svg").exists()
+    assert book_html.version().startswith("3.")
+    assert json.loads((book_html.source_dir().parent / "package.json").read_text())["name"].startswith("mathjax")
+
+
+def test_unique_scripts_drops_repeats_whatever_their_priority_or_empty_filename():
+    from sphinx.builders.html._assets import _JavaScript
+
+    body = 'const THEBE_JS_URL = "x"'
+    scripts = [_JavaScript("a.js"), _JavaScript(None, body=body), _JavaScript("b.js", **{"async": "async"}),
+               _JavaScript("", priority=501, body=body), _JavaScript("a.js"), _JavaScript("b.js")]
+    kept = book_html.unique_scripts(scripts)
+    assert [(js.filename, js.attributes) for js in kept] == [
+        ("a.js", {}), (None, {"body": body}), ("b.js", {"async": "async"}), ("b.js", {})]
+
+
+# ------------------------------------------------------------------------ browser
+@needs_browser
+def test_clean_pages_and_a_redirect_to_an_existing_page_pass(problems):
+    for page in ("index.html", "sub/good.html", "sub/other.html"):
+        assert _on(problems, page) == [], page
+
+
+@needs_browser
+def test_math_without_mathjax_is_reported_as_untypeset(problems):
+    details = [p.detail for p in _on(problems, "sub/no_mathjax.html", "math")]
+    assert any("math not typeset" in d and "alpha" in d for d in details), details
+    assert any("TeX source left in the text" in d and "$$" in d for d in details), details
+
+
+@needs_browser
+def test_a_tex_error_is_reported(problems):
+    assert [p.kind for p in _on(problems, "sub/tex_error.html")] == ["math-error"]
+
+
+@needs_browser
+def test_broken_links_and_anchors_are_reported(problems):
+    details = sorted(p.detail for p in _on(problems, "sub/links.html", "link"))
+    assert len(details) == 3, details
+    assert any("/sub/missing.html (no such file)" in d for d in details)
+    assert any("no id 'nope' in sub/other.html" in d for d in details)
+    assert any("no id 'nowhere' in sub/links.html" in d for d in details)
+
+
+@needs_browser
+def test_a_missing_image_is_reported(problems):
+    kinds = {p.kind for p in _on(problems, "sub/image.html")}
+    assert kinds == {"image", "resource"}
+    assert any("missing.png" in p.detail for p in _on(problems, "sub/image.html", "image"))
+
+
+@needs_browser
+def test_a_solution_shown_open_is_reported_and_a_folded_one_is_not(problems):
+    got = _on(problems, "sub/solutions.html")
+    assert [(p.kind, p.detail.rsplit(": ", 1)[-1]) for p in got] == [("solution", "open")]
+
+
+@needs_browser
+def test_console_errors_and_uncaught_exceptions_are_reported(problems):
+    details = [p.detail for p in _on(problems, "sub/script.html", "javascript")]
+    assert any("bad thing" in d for d in details) and any("TypeError: boom" in d for d in details), details
+
+
+@needs_browser
+def test_requests_to_other_hosts_are_blocked_and_reported(problems):
+    got = _on(problems, "sub/network.html", "network")
+    assert len(got) == 1 and "cdn.invalid.example" in got[0].detail
+
+
+def test_command_line_exit_codes(site, tmp_path, capsys, monkeypatch):
+    """0 when clean, 1 with problems (each printed), 2 when the check cannot run; no browser needed."""
+    found: list = []
+    monkeypatch.setattr(htmlcheck, "unavailable_reason", lambda: None)
+    monkeypatch.setattr(htmlcheck, "check_book", lambda html_dir, pages=None, log=None: list(found))
+    assert htmlcheck.main([str(site), "--page", "sub/good.html", "--page", "sub/other.html"]) == 0
+    assert "2 pages, 0 problem(s)" in capsys.readouterr().out
+    found.append(htmlcheck.Problem("sub/image.html", "image", "image did not load: x.png"))
+    assert htmlcheck.main([str(site)]) == 1
+    out = capsys.readouterr().out
+    assert "sub/image.html: [image] image did not load: x.png" in out and "10 pages, 1 problem(s)" in out
+    monkeypatch.setattr(htmlcheck, "unavailable_reason", lambda: "no Chromium found")
+    assert htmlcheck.main([str(site)]) == 2
+    assert "cannot run: no Chromium found" in capsys.readouterr().err
+
+
+def test_check_book_refuses_unknown_pages_before_starting_a_browser(site, monkeypatch):
+    monkeypatch.setattr(htmlcheck, "unavailable_reason", lambda: None)
+    with pytest.raises(ValueError, match="pages not in the book: nope.html"):
+        htmlcheck.check_book(site, pages=["nope.html"])
