@@ -93,10 +93,9 @@ def reliability_bins(ev):
     methods = list(dict.fromkeys(f.method))
     if DFL not in methods or len(methods) < 2:
         return "–", None
-    gap = f.pivot_table(index="bin", columns="method", values="gap").abs()
     count = f.pivot_table(index="bin", columns="method", values="count")
-    full = (count[methods] >= MIN_BIN).all(axis=1)
-    g = gap[full]
+    full = count.index[(count[methods] >= MIN_BIN).all(axis=1)]
+    g = f.pivot_table(index="bin", columns="method", values="gap").abs().reindex(full)
     best = int((g[DFL] <= g.min(axis=1) + 1e-12).sum())
     return (f"DFL's bin closest to the diagonal in {best} of {len(g)} bins (bins with >= {MIN_BIN} test samples for "
             f"each of {', '.join(map(cmp.short, methods))})", (best >= ALMOST_ALL * len(g)) if len(g) else None)

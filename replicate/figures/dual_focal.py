@@ -65,10 +65,12 @@ def ece_over_epochs(runs, smoothing: float = SMOOTHING) -> pd.DataFrame:
 def lr_phases(curves: pd.DataFrame) -> pd.Series:
     """The learning-rate phase (0, 1, 2, ...) of each line of :func:`ece_over_epochs`: a new
     phase starts where a method's learning rate changes."""
-    def phase(f):
-        lr = f["lr"].to_numpy()
-        return pd.Series(np.r_[0, np.cumsum(~np.isclose(lr[1:], lr[:-1]))], index=f.index)
-    return curves.groupby("method", group_keys=False, sort=False)[["lr"]].apply(phase).reindex(curves.index)
+    method, lr = curves["method"].to_numpy(), curves["lr"].to_numpy(dtype=np.float64)
+    out = np.zeros(len(curves), dtype=int)
+    for m in dict.fromkeys(method):
+        at = np.flatnonzero(method == m)
+        out[at] = np.r_[0, np.cumsum(~np.isclose(lr[at][1:], lr[at][:-1]))]
+    return pd.Series(out, index=curves.index)
 
 
 def dual_probabilities(logits, labels) -> np.ndarray:
