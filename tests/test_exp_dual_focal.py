@@ -174,6 +174,9 @@ def test_summary_long_standard_error_and_the_side_by_side_layouts():
     m = lay.methods_side_by_side(long.assign(table="table1"), lay.paper_long("tao2023", "table1"), "table1", ["ece"],
                                  {"dual_focal": "DFL"}, "CIFAR-10, ResNet-50")
     assert m.loc["DFL", ("ece", "paper")] == "0.46" and m.loc["DFL", ("ece", "ours − paper")] == "1.54"
+    r = lay.methods_side_by_side(long.assign(table="table1", method="mine"), lay.paper_long("tao2023", "table1"),
+                                 "table1", ["ece"], {"mine": "DFL"}, "CIFAR-10, ResNet-50", rename={"mine": "dual_focal"})
+    assert r.loc["DFL", ("ece", "paper")] == "0.46" and r.loc["DFL", ("ece", "ours")] == "2.00 ± 1.00"
     s = lay.settings_side_by_side(None, lay.paper_long("tao2023", "table13"), "table13", [("ece", True)],
                                   ["gamma=2"], {"dual_focal": "ours"}, "dual_focal", digits=4)
     assert s.loc["gamma=2", ("ece (post T)", "paper")] == "0.8553" and s.loc["gamma=2", ("ece (post T)", "ours")] == "–"

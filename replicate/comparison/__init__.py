@@ -18,12 +18,14 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    Kendall's tau (whether a difference between methods is real).
 6. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
    paper's own row), written into a :class:`replicate.claims.ClaimLog`.
+7. :mod:`.layouts` -- a paper's tables in long form over every row and setting, ours in the
+   same form, and the layouts of ablation tables, means ± standard errors and table defects.
 
 All metric values are percentages, as the papers print them; temperatures are not.
 """
 from .methods import METHODS, Method, methods_frame, resolve_methods
 from .paper import PaperReference, metric_tables, paper_reference, paper_values
-from . import stats
+from . import layouts, stats
 from .plan import Plan, check_seeds, configs, load, train, train_configs
 from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_name, describe_runs,
                      evaluate_logits, evaluate_runs, evidence_label, quote, s99_side_by_side, side_by_side,

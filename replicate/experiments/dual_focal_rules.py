@@ -84,7 +84,7 @@ def fl_underconfident(ev):
     T = t["flsd53"].dropna()
     under = int((T < 1 - T_TOL).sum())
     return (f"optimal T of FLSD-53 below 1 (under-confident) in {under} of {len(T)} rows "
-            f"(T: {', '.join(f'{x:.1f}' for x in T)})",
+            f"(T: {', '.join(f'{x:.2f}' for x in T)})",
             readings(can_happen=under > 0, in_most_rows=_most(under, len(T))))
 
 
