@@ -15,6 +15,7 @@ import replicate as rp
 from replicate import comparison as cmp
 from replicate.comparison import layouts as lay
 from replicate.experiments import dual_focal as exp
+from replicate.experiments import dual_focal_claims as cl
 from replicate.experiments import dual_focal_evidence as ev
 from replicate.experiments import dual_focal_figure_rules as fr
 from replicate.experiments import dual_focal_rules as ru
@@ -175,11 +176,13 @@ def test_summary_long_standard_error_and_the_side_by_side_layouts():
                                  {"dual_focal": "DFL"}, "CIFAR-10, ResNet-50")
     assert m.loc["DFL", ("ece", "paper")] == "0.46" and m.loc["DFL", ("ece", "ours − paper")] == "1.54"
     r = lay.methods_side_by_side(long.assign(table="table1", method="mine"), lay.paper_long("tao2023", "table1"),
-                                 "table1", ["ece"], {"mine": "DFL"}, "CIFAR-10, ResNet-50", rename={"mine": "dual_focal"})
+                                 "table1", ["ece"], {"mine": "DFL"}, "CIFAR-10, ResNet-50",
+                                 rename={"mine": "dual_focal"})
     assert r.loc["DFL", ("ece", "paper")] == "0.46" and r.loc["DFL", ("ece", "ours")] == "2.00 ± 1.00"
     s = lay.settings_side_by_side(None, lay.paper_long("tao2023", "table13"), "table13", [("ece", True)],
                                   ["gamma=2"], {"dual_focal": "ours"}, "dual_focal", digits=4)
-    assert s.loc["gamma=2", ("ece (post T)", "paper")] == "0.8553" and s.loc["gamma=2", ("ece (post T)", "ours")] == "–"
+    cell = s.loc["gamma=2"]
+    assert cell[("ece (post T)", "paper")] == "0.8553" and cell[("ece (post T)", "ours")] == "–"
 
 
 def test_table_notes_keep_the_table_notes_and_the_chosen_rows():
@@ -269,7 +272,7 @@ def test_sota_and_mce_rules_hold_fail_and_are_not_tested():
     assert rule(good)[1] is True and rule(bad)[1] is False
     gone = _ev([], missing={"image": "not in the store"})
     assert rule(gone)[1].verdict == "not tested" and "not in the store" in rule(gone)[1].note
-    explained = ru._explained(cmp.Claim("x", "y", lambda e: ("–", None)))
+    explained = cl._explained(cmp.Claim("x", "y", lambda e: ("–", None)))
     assert "not in the cpu plan" in explained.rule(_ev([]))[1].note
 
 
@@ -341,7 +344,7 @@ PAPER_VERDICTS = {
 
 def test_rules_on_the_papers_own_tables():
     paper = ev.paper_evidence()
-    got = {c.text: c.rule(paper) for c in ru.rules()}
+    got = {c.text: c.rule(paper) for c in cl.rules()}
     assert len(got) == 36
     for text, verdict in PAPER_VERDICTS.items():
         assert rp.claims.as_outcome(got[text][1]).verdict == verdict, (text, got[text])

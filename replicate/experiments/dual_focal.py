@@ -21,8 +21,8 @@ same configuration (Mukhoti et al.'s cross-entropy, Brier, MMCE, LS-0.05 and FLS
 ``text``
     20 Newsgroups (Table 1-2's last row), first seed.
 
-The claims are rules in :mod:`.dual_focal_rules`; the numbers they read are built here
-(:func:`evidence`): the paper's Tables 1-13 in long form and ours in the same form.
+The claims are listed in :mod:`.dual_focal_claims`; the numbers they read are built in
+:mod:`.dual_focal_evidence`: the paper's Tables 1-13 in long form and ours in the same form.
 """
 from __future__ import annotations
 
@@ -172,12 +172,12 @@ def load_groups(p: cmp.Plan) -> dict:
 
 
 def claims_log(p: cmp.Plan, runs: dict) -> ClaimLog:
-    """The chapter's claims table: every rule of :mod:`.dual_focal_rules` on the paper's
+    """The chapter's claims table: every claim of :mod:`.dual_focal_claims` on the paper's
     printed tables and on our runs (``runs``: :func:`load_groups` or
     :func:`replicate.comparison.train` output; a missing group makes the claims that need it
     "not tested", with the reason)."""
     from . import dual_focal_evidence as ev
-    from .dual_focal_rules import rules
+    from .dual_focal_claims import rules
 
     log = ClaimLog(PAPER, CHAPTER, kind="experiment", section=SECTION)
     summaries = {ev.PAPER_LABEL: ev.paper_evidence(), ev.our_label(p, runs): ev.our_evidence(p, runs)}

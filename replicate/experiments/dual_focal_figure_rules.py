@@ -128,7 +128,7 @@ def qj_spread(ev):
 
 
 def figure_claims() -> dict:
-    """The figure claims by name (:func:`replicate.experiments.dual_focal_rules.rules` places them)."""
+    """The figure claims by name (:func:`replicate.experiments.dual_focal_claims.rules` places them)."""
     C = cmp.Claim
     w = f"after the first {WARMUP_FRACTION:.0%} of the epochs"
     return {
