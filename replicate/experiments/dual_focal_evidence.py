@@ -247,7 +247,8 @@ NOT_REPLICATED = (
     ("KDE-XE comparison", "Table 10", "KDE-XE (Popordanoska et al. 2022) and its training setting (ResNet-110sd, "
      "DenseNet-40) are not implemented here"),
     ("GloVe embeddings for 20 Newsgroups", "Tables 1, 2", "GloVe is not available offline; the text network's "
-     "embeddings are learned from the training split"),
+     "frozen embeddings are word2vec vectors trained on the training documents (GloVe is used when its file "
+     "glove.6B.100d.txt is in the data directory)"),
 )
 
 
