@@ -35,7 +35,8 @@ from . import binning as _b
 
 __all__ = [
     "ReliabilityBins", "probs_from_logits", "reliability_bins", "ece", "adaptive_ece",
-    "classwise_ece", "mce", "rms_calibration_error", "nll", "brier", "error_rate",
+    "classwise_ece", "mce", "rms_calibration_error", "nll", "brier", "root_brier_score",
+    "root_brier_lower_bound", "error_rate",
     "smooth_ece", "debiased_ece", "ece_sweep", "s99", "ood_auroc", "evaluate",
 ]
 
@@ -343,6 +344,29 @@ def _brier(p, y):
         sq += float(np.einsum("ij,ij->", blk, blk))
     pt = p[np.arange(y.size), y].astype(np.float64)
     return float((sq - 2.0 * pt.sum()) / y.size + 1.0)
+
+
+def root_brier_score(probs, labels, *, is_probs: bool = True, validate: bool = True) -> float:
+    """Root Brier score, RBS = ``sqrt(mean_i sum_k (p_ik - 1[y_i = k])^2)``, the square root
+    of :func:`brier` (Gruber & Buettner 2022, "Better uncertainty calibration via proper
+    scores for classification and beyond"): an upper bound of the L2 canonical calibration
+    error ``sqrt(E ||E[Y | p] - p||^2)`` that needs no binning and no kernel. This is the
+    plug-in (sample mean) estimator; Tao et al. (2023) report RBS in their Table 11. No
+    library offers it (it is one line on top of the Brier score)."""
+    return float(np.sqrt(brier(probs, labels, is_probs=is_probs, validate=validate)))
+
+
+def root_brier_lower_bound(error) -> float:
+    """The smallest RBS any model with top-1 error rate ``error`` can have: ``sqrt(error / 2)``.
+
+    A misclassified sample has some class ``c != y`` with ``p_c >= p_y``, so its squared error
+    is at least ``(1 - p_y)^2 + p_c^2 >= 1/2`` (equality at ``p_y = p_c = 1/2``); correct
+    samples contribute at least 0. Used to test whether printed RBS values can belong to
+    models of a printed error rate."""
+    e = float(error)
+    if not 0.0 <= e <= 1.0:
+        raise ValueError(f"error must be a fraction in [0, 1]; got {error!r}")
+    return float(np.sqrt(e / 2.0))
 
 
 def error_rate(probs, labels, *, is_probs: bool = True, validate: bool = True) -> float:

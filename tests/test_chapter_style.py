@@ -34,6 +34,7 @@ CHAPTERS = [
     "theory_fcl",
     "theory_fts",
     "exp_adafocal",
+    "exp_dual_focal",
     "exp_fts",
 ]
 

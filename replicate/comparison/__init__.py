@@ -23,10 +23,11 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    paper's layout) and :func:`fts_column` (the "+ FTS" column of any chapter).
 7. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
    paper's own row), written into a :class:`replicate.claims.ClaimLog`.
-
-6. :mod:`.rows` -- a paper's tables over all its rows (:func:`rows.paper_rows`), ablation
+8. :mod:`.layouts` -- a paper's tables in long form over every row and setting, ours in the
+   same form, and the layouts of ablation tables, means ± standard errors and table defects.
+9. :mod:`.rows` -- a paper's tables over all its rows (:func:`rows.paper_rows`), ablation
    tables by setting and the recorded defects of a table (:func:`rows.table_notes`).
-7. :mod:`.ood` -- out-of-distribution AUROC and ROC curves from the runs' OOD logits.
+10. :mod:`.ood` -- out-of-distribution AUROC and ROC curves from the runs' OOD logits.
 
 All metric values are percentages, as the papers print them; temperatures are not.
 """
@@ -37,7 +38,7 @@ from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, ft
                            posthoc_logits, resolve_grid, summarise_posthoc)
 from .posthoc_eval import cell as posthoc_value
 from .posthoc_tables import fts_caption, fts_column, paper_posthoc, posthoc_table, styled
-from . import stats
+from . import layouts, stats
 from .plan import Plan, check_seeds, configs, load, train, train_configs
 from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_name, describe_runs,
                      evaluate_logits, evaluate_runs, evidence_label, quote, s99_side_by_side, side_by_side,

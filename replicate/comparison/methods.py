@@ -77,6 +77,15 @@ _DFL = {("cifar10", "resnet50"): 5.0, ("cifar10", "resnet110"): 4.5, ("cifar10",
         ("cifar100", "wide_resnet26_10"): 3.9, ("cifar100", "densenet121"): 3.4,
         ("tiny_imagenet", "resnet50"): 2.3}
 
+#: AdaDualFocal's initial gamma and lambda per network, read from the names of the experiment
+#: folders in the DFL authors' repository (``exp/cifar10_resnet50_adadualfocal_gamma6_lamda2``,
+#: ``..._resnet110_..._gamma7_lamda2``, ``..._densenet121_..._gamma6_lamda1``,
+#: ``..._wide_resnet_..._gamma5_lamda0.1``); the paper prints none (Sec. 5.2, Table 3).
+_ADADUAL = {("cifar10", "resnet50"): {"gamma_init": 6.0, "lam": 2.0},
+            ("cifar10", "resnet110"): {"gamma_init": 7.0, "lam": 2.0},
+            ("cifar10", "densenet121"): {"gamma_init": 6.0, "lam": 1.0},
+            ("cifar10", "wide_resnet26_10"): {"gamma_init": 5.0, "lam": 0.1}}
+
 METHODS: dict[str, Method] = {m.key: m for m in (
     # Mukhoti et al. (2020), Sec. 5 and Appendix E
     Method("cross_entropy", "Cross Entropy", "cross_entropy",
@@ -99,11 +108,15 @@ METHODS: dict[str, Method] = {m.key: m for m in (
     Method("calfocal2_l10", "CalFocal Eq. 2, λ=10", "calfocal", {"case": 2, "lam": 10.0}),
     Method("calfocal2_l100", "CalFocal Eq. 2, λ=100", "calfocal", {"case": 2, "lam": 100.0}),
     # Tao et al. (2023)
-    Method("inverse_focal", "Inverse FL", "inverse_focal", {"gamma": 1.0}, note="Wang et al. (2021)"),
+    Method("inverse_focal", "Inverse FL", "inverse_focal", {"gamma": 1.0},
+           note="Wang et al. (2021); gamma 1 is our choice: Tao et al. tune it 'on the split validation set' "
+                "(Sec. 5, Baselines) and print no value, and their released code has no inverse focal loss"),
     Method("dual_focal", "DFL", "dual_focal", {"gamma": 5.0}, per_model={k: {"gamma": v} for k, v in _DFL.items()},
            default_note="gamma 5, the paper's CIFAR-10 ResNet-50 value (the paper did not train this network)"),
-    Method("adadual_focal", "AdaDualFocal", "adadual_focal",
-           note="AdaFocal's per-bin gammas on the dual focal loss (Tao et al., Sec. 5.2)"),
+    Method("adadual_focal", "AdaDualFocal", "adadual_focal", per_model=_ADADUAL,
+           default_note="initial gamma 1, lambda 1 (AdaFocal's defaults; the paper prints no values)",
+           note="AdaFocal's per-bin gammas (Eq. 4 update, gamma_max 20) on the dual focal loss, training samples "
+                "binned by the margin p_y - p_j (Tao et al., Sec. 5.2; the authors' code)"),
     # Liang et al. (2024)
     Method("fcl", "FCL", "fcl", {"gamma": 2.0, "lam": 1.0},
            default_note="gamma 2, lambda 1, the authors' latest configuration (PROTOCOL.md)"),

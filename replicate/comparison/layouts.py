@@ -1,0 +1,212 @@
+"""A paper's tables in long form over every row and setting, ours in the same form, and the
+layouts of tables that are not one row per method: ablations by setting, means with a spread
+over seeds, and the defects recorded beside a table.
+
+The long form (:data:`LONG`) holds one number per line: ``table, row, dataset_key,
+model_key, setting, method, metric, temperature_scaled, mean, sd, se, T, T_sd, n, note``.
+The paper's side (:func:`paper_long`) is every printed cell of the chosen tables (``n`` 0; the printed ``±``
+term in ``se`` or ``sd`` by the table's spread kind); ours (:func:`summary_long`) is a
+:func:`replicate.comparison.summarise` frame of our runs labelled with the table it stands
+beside. A rule such as "lowest MCE in most rows of Table 7" reads either side through
+:func:`pivot`, so that one rule decides a claim on the paper's own table and on our runs.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+LONG = ["table", "row", "dataset_key", "model_key", "setting", "method", "metric", "temperature_scaled", "mean", "sd",
+        "se", "T", "T_sd", "n", "note"]
+
+
+def row_label(dataset: str, model: str) -> str:
+    """"CIFAR-10, ResNet-50": how a table row is named in claims and tables."""
+    return f"{dataset}, {model}"
+
+
+def paper_long(paper: str, tables) -> pd.DataFrame:
+    """Every printed number of ``paper``'s ``tables`` (keys such as "table1") in :data:`LONG`
+    form, rows in the paper's order; ``T`` is the printed temperature, ``note`` a cell's
+    recorded defect. A printed ``±`` goes to ``se`` when the table's spread kind says
+    "standard error", else to ``sd``."""
+    from .. import paper_tables
+
+    tables = [tables] if isinstance(tables, str) else list(tables)
+    if not tables:
+        raise ValueError("tables must name at least one table")
+    frames = []
+    for t in tables:
+        df = paper_tables.get(paper, t)
+        se = "standard error" in str(df.attrs.get("spread", ""))
+        frames.append(pd.DataFrame({
+            "table": t, "row": [row_label(d, m) for d, m in zip(df.dataset, df.model)],
+            "dataset_key": df.dataset_key, "model_key": df.model_key, "setting": df.setting, "method": df.method,
+            "metric": df.metric, "temperature_scaled": df.temperature_scaled.astype(bool), "mean": df.value,
+            "sd": math.nan if se else df.spread, "se": df.spread if se else math.nan, "T": df.optimal_T,
+            "T_sd": math.nan, "n": 0, "note": df.note}))
+    return pd.concat(frames, ignore_index=True)[LONG]
+
+
+def summary_long(summary: pd.DataFrame, table: str, row: str, dataset_key: str, model_key: str, setting="",
+                 metrics=None, rename: dict | None = None) -> pd.DataFrame:
+    """A :func:`replicate.comparison.summarise` frame of our runs as lines of ``table`` in
+    :data:`LONG` form: one ``row`` (e.g. "ours: cifar10, tiny_cnn") of ``dataset_key`` and
+    ``model_key``, ``setting`` a string or
+    ``{method: setting}`` (an ablation's methods are its settings), only ``metrics`` (None:
+    all), methods renamed by ``rename``; ``se`` is ``sd / sqrt(n)`` over seeds."""
+    f = summary if metrics is None else summary[summary.metric.isin(tuple(metrics))]
+    f = f.copy()
+    f["method_key"] = f["method"]
+    f["method"] = f["method"].replace(rename or {})
+    sett = f["method_key"].map(setting).fillna("") if isinstance(setting, dict) else setting
+    n = f["n_seeds"].astype(float)
+    return pd.DataFrame({
+        "table": table, "row": row, "dataset_key": dataset_key, "model_key": model_key, "setting": sett,
+        "method": f["method"], "metric": f["metric"], "temperature_scaled": f["temperature_scaled"].astype(bool),
+        "mean": f["mean"], "sd": f["std"], "se": f["std"] / np.sqrt(n), "T": f["T"], "T_sd": f["T_std"],
+        "n": f["n_seeds"], "note": ""})[LONG].reset_index(drop=True)
+
+
+def pivot(long: pd.DataFrame, table: str, metric: str, scaled: bool = False, setting: str | None = "",
+          col: str = "mean", among=None) -> pd.DataFrame:
+    """One number per (row, method) of ``table``/``metric`` (pre or post T, ``setting``; None:
+    every setting, the index is then (row, setting)), column ``col``; rows and methods in
+    order of appearance, restricted to the methods ``among``; missing cells NaN."""
+    if col not in ("mean", "sd", "se", "T", "T_sd", "n"):
+        raise ValueError(f"col must be one of mean, sd, se, T, T_sd, n; got {col!r}")
+    f = long[(long.table == table) & (long.metric == metric) & (long.temperature_scaled == bool(scaled))]
+    if setting is not None:
+        f = f[f.setting == setting]
+    index = ["row"] if setting is not None else ["row", "setting"]
+    out = f.pivot_table(index=index, columns="method", values=col, aggfunc="first", sort=False, dropna=False)
+    out.columns.name = None
+    if among is not None:
+        out = out.reindex(columns=[m for m in among if m in out.columns])
+    return out
+
+
+def _cell(long, table, method, metric, scaled, setting):
+    if long is None or not len(long):
+        return None
+    r = long[(long.table == table) & (long.method == method) & (long.metric == metric)
+             & (long.temperature_scaled == bool(scaled)) & (long.setting == setting)]
+    return r.iloc[0] if len(r) else None
+
+
+def _text(r, spread: str = "sd", digits: int = 2, with_T: bool = False) -> str:
+    if r is None or pd.isna(r["mean"]):
+        return "–"
+    s = f"{r['mean']:.{digits}f}"
+    if not pd.isna(r[spread]):
+        s += f" ± {r[spread]:.{digits}f}"
+    if with_T and not pd.isna(r["T"]):
+        s += f" ({r['T']:.2f})"
+    return s
+
+
+def _metric(m) -> tuple[str, bool, str]:
+    """``"ece"`` or ``("ece", True)`` -> ``(metric, scaled, heading)``."""
+    metric, scaled = (m, False) if isinstance(m, str) else (m[0], bool(m[1]))
+    return metric, scaled, metric + (" (post T)" if scaled else "")
+
+
+def settings_side_by_side(ours: pd.DataFrame | None, paper: pd.DataFrame | None, table: str, metrics, settings,
+                          columns: dict, paper_method: str, labels: dict | None = None,
+                          digits: int = 2) -> pd.DataFrame:
+    """An ablation table: a row per ``setting``; for each metric of ``metrics`` (a name, pre
+    T, or ``(name, post_T)``) the paper's value (method ``paper_method``), then one column
+    per entry of ``columns`` (``{our method key: column label}``, e.g. two readings of the
+    same row) with ours (mean ± sd over seeds) and ours minus the paper's. ``labels``
+    renames the settings."""
+    frame = {}
+    for setting in settings:
+        row = {}
+        for m in metrics:
+            metric, scaled, head = _metric(m)
+            p = _cell(paper, table, paper_method, metric, scaled, setting)
+            row[(head, "paper")] = _text(p, digits=digits)
+            for method, label in columns.items():
+                o = _cell(ours, table, method, metric, scaled, setting)
+                row[(head, label)] = _text(o, digits=digits)
+                diff = math.nan if o is None or p is None else o["mean"] - p["mean"]
+                row[(head, f"{label} − paper")] = "–" if pd.isna(diff) else f"{diff:.{digits}f}"
+        frame[(labels or {}).get(setting, setting)] = row
+    out = pd.DataFrame(frame).T
+    out.columns = pd.MultiIndex.from_tuples(out.columns)
+    out.index.name = "setting"
+    return out
+
+
+def methods_side_by_side(ours: pd.DataFrame | None, paper: pd.DataFrame | None, table: str, metrics,
+                         methods: dict, paper_row: str | None, setting: str = "", digits: int = 2,
+                         rename: dict | None = None) -> pd.DataFrame:
+    """A row per method (``{our method key: label}``) of ``table``: for each metric of
+    ``metrics`` (a name, pre T, or ``(name, post_T)``) the paper's value on ``paper_row``
+    (with its T), ours (mean ± sd over seeds, with T) and ours minus the paper's.
+    ``rename`` maps our keys to the paper's where they differ (e.g. our AdaFocal rule)."""
+    pap = None if paper is None or paper_row is None else paper[paper.row == paper_row]
+    frame = {}
+    for method, label in methods.items():
+        row = {}
+        for m in metrics:
+            metric, scaled, head = _metric(m)
+            p = _cell(pap, table, (rename or {}).get(method, method), metric, scaled, setting)
+            o = _cell(ours, table, method, metric, scaled, setting)
+            row[(head, "paper")] = _text(p, digits=digits, with_T=scaled)
+            row[(head, "ours")] = _text(o, digits=digits, with_T=scaled)
+            diff = math.nan if o is None or p is None else o["mean"] - p["mean"]
+            row[(head, "ours − paper")] = "–" if pd.isna(diff) else f"{diff:.{digits}f}"
+        frame[label] = row
+    out = pd.DataFrame(frame).T
+    out.columns = pd.MultiIndex.from_tuples(out.columns)
+    out.index.name = "method"
+    return out
+
+
+def spread_side_by_side(ours: pd.DataFrame | None, paper: pd.DataFrame | None, table: str, cells,
+                        methods: dict, digits: int = 2) -> pd.DataFrame:
+    """A table of means with their standard errors (e.g. a robustness table over seeds): a
+    row per method (``{method key: label}``); for each ``(metric, scaled, heading)`` of
+    ``cells`` the paper's "mean ± se" and ours ("mean ± se" over our seeds)."""
+    frame = {}
+    for method, label in methods.items():
+        row = {}
+        for metric, scaled, heading in cells:
+            row[(heading, "paper")] = _text(_cell(paper, table, method, metric, scaled, ""), "se", digits)
+            row[(heading, "ours")] = _text(_cell(ours, table, method, metric, scaled, ""), "se", digits)
+        frame[label] = row
+    out = pd.DataFrame(frame).T
+    out.columns = pd.MultiIndex.from_tuples(out.columns)
+    out.index.name = "method"
+    return out
+
+
+def table_notes(paper: str, tables, rows=None) -> pd.DataFrame:
+    """The recorded defects of ``paper``'s ``tables``: one line per table note (``cell``
+    "table") and per annotated cell (row, setting, method, pre/post T, printed text, note;
+    cells sharing a note are merged), to show beside the table. ``rows`` (labels of
+    :func:`row_label`) keeps only the cell notes of those rows."""
+    from .. import paper_tables
+
+    out_rows = []
+    for t in ([tables] if isinstance(tables, str) else tables):
+        df = paper_tables.get(paper, t)
+        if df.attrs.get("notes"):
+            out_rows.append({"table": f"Table {df.attrs['number']}", "cell": "table", "printed": "",
+                             "note": df.attrs["notes"]})
+        noted = df[df["note"].astype(str).str.len() > 0]
+        if rows is not None:
+            noted = noted[[row_label(d, m) in set(rows) for d, m in zip(noted.dataset, noted.model)]]
+        for _, r in noted.iterrows():
+            where = ", ".join(x for x in (r["dataset"], r["model"], r["setting"], r["method_label"],
+                                          "post T" if r["temperature_scaled"] else "pre T") if x)
+            out_rows.append({"table": f"Table {df.attrs['number']}", "cell": where, "printed": str(r["printed"]),
+                             "note": r["note"]})
+    out = pd.DataFrame(out_rows, columns=["table", "cell", "printed", "note"])
+    if not len(out):
+        return out
+    merged = out.groupby(["table", "note"], sort=False, as_index=False).agg(
+        cell=("cell", "; ".join), printed=("printed", lambda s: ", ".join(x for x in dict.fromkeys(s) if x)))
+    return merged[["table", "cell", "printed", "note"]]
