@@ -9,10 +9,16 @@
 ``replicate claims [--paper P] [--kind K] [--format table|json|csv] [--profile P]``
     print every claim the book checks, with its verdict (:mod:`replicate.cli_claims`);
 ``replicate sweep CHAPTER [-p NAME VALUE]... [--executor local|slurm] [--workers N] [--dry-run]``
-    train a chapter's missing runs in parallel, then execute it (:mod:`replicate.cli_sweep`).
+    train a chapter's missing runs in parallel, then execute it (:mod:`replicate.cli_sweep`);
+``replicate data check [DATASET]...`` / ``replicate data generate DIR``
+    say which copy of each data set the data directory holds; write generated test data.
 
 ``--data-dir DIR`` (any subcommand) sets the data directory for this invocation,
 overriding ``$REPLICATE_DATA``.
+
+Errors the user can fix (a bad argument, missing data, a truncated or corrupted data
+file, a failing chapter) end the command with one line ``replicate: error: ...`` on
+stderr and exit status 2, never a traceback (:func:`is_user_error`).
 """
 from __future__ import annotations
 
@@ -64,12 +70,24 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--workdir", help="build in this directory instead of the checkout (used by the smoke test)")
     b.set_defaults(func=_cmd_book)
 
-    from . import cli_claims, cli_runs, cli_sweep
+    from . import cli_claims, cli_data, cli_runs, cli_sweep
 
     cli_runs.add_subcommands(sub, parents=[common])
     cli_claims.add_subcommands(sub, parents=[common])
     cli_sweep.add_subcommands(sub, parents=[common])
+    cli_data.add_subcommands(sub, parents=[common])
     return parser
+
+
+def is_user_error(err: BaseException) -> bool:
+    """True for errors the user can fix, reported as one line without a traceback: bad
+    input (ValueError), missing files (FileNotFoundError), a failing chapter, and a
+    truncated or corrupted data file (``replicate.data.DataArchiveError``)."""
+    if isinstance(err, (ValueError, FileNotFoundError, runner.ChapterError)):
+        return True
+    # a DataArchiveError exists only if its module was imported: look it up, import nothing
+    archives = sys.modules.get("replicate.data.archives")
+    return archives is not None and isinstance(err, archives.DataArchiveError)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,7 +97,9 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[config.DATA_ENV] = str(Path(args.data_dir).expanduser().resolve())
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError, runner.ChapterError) as err:
+    except Exception as err:  # noqa: BLE001 - anything but a user error keeps its traceback
+        if not is_user_error(err):
+            raise
         print(f"replicate: error: {err}", file=sys.stderr)
         return 2
 

@@ -263,19 +263,38 @@ def qualitative_frame(runs: Mapping[str, object], n_correct: int = 4, n_incorrec
                                        "confidence_ts", "T"])
 
 
+class DataMismatch(ValueError):
+    """The data found now is not the copy a run was trained on (its images cannot be shown)."""
+
+
 def test_split(run):
     """``(images, labels, info)`` of the test samples ``run`` was evaluated on, rebuilt from
     its resolved configuration (same data subset); the labels are checked against the
-    run's stored test labels."""
+    run's stored test labels (:class:`DataMismatch` when they differ, e.g. the official
+    CIFAR-10 was found where the run was trained on the offline JPEG copy)."""
     from .runs import build
 
     splits, _, _ = build(run.resolved)
     x, y = splits.test
     stored = run.logits("test")[1]
     if not np.array_equal(np.asarray(y), stored):
-        raise ValueError(f"run {run.key}: the rebuilt test split does not match the stored test labels "
-                         f"(data or subset changed since the run was trained)")
+        trained = run.data.get("name", "unknown")
+        raise DataMismatch(f"run {run.key} was trained on {trained}; the data found now ({getattr(splits.info, 'display_name', 'unknown')}) "
+                           f"gives other test samples, so its test images cannot be shown")
     return x, np.asarray(y), splits.info
+
+
+def appendix_f(runs: Mapping[str, object], caption_text: str | None = None, log=print):
+    """:func:`qualitative_frame` and :func:`qualitative_figure` for ``runs`` (label -> Run),
+    with the images of the first run's test set; when the data found is not the copy the
+    runs were trained on, logs why and draws nothing (returns None)."""
+    first = next(iter(runs.values()))
+    try:
+        images, _, info = test_split(first)
+    except DataMismatch as err:
+        log(f"Appendix F not drawn: {err}")
+        return None
+    return qualitative_figure(qualitative_frame(runs), images, info.classes, caption_text=caption_text)
 
 
 def qualitative_figure(frame: pd.DataFrame, images, classes, caption_text: str | None = None):

@@ -1,5 +1,10 @@
 """Smoke execution of every chapter of ``_toc.yml``, a strict book build in a temporary
-directory, and the HTML check of that build (headless Chromium, offline)."""
+directory, and the HTML check of that build (headless Chromium, offline).
+
+The chapters run on the session's data directory (``tests/conftest.py``): the real data
+when ``REPLICATE_DATA`` points to it, else generated test data, which every chapter that
+loads a data set must then name in its output.
+"""
 from __future__ import annotations
 
 import json
@@ -7,10 +12,22 @@ import json
 import pytest
 
 from replicate import htmlcheck, runner
+from replicate.data import GENERATED_LABEL, archives
+
+
+def output_text(notebook: dict) -> str:
+    """Every text output (streams, text/plain, text/html) of an executed notebook, joined."""
+    parts = []
+    for cell in notebook["cells"]:
+        for out in cell.get("outputs", []):
+            parts.append("".join(out.get("text", "")))
+            for mime in ("text/plain", "text/html"):
+                parts.append("".join(out.get("data", {}).get(mime, "")))
+    return "\n".join(parts)
 
 
 @pytest.fixture(scope="module")
-def smoke_book(tmp_path_factory):
+def smoke_book(tmp_path_factory, data_directory):
     """Every chapter executed at the smoke profile and the book built, once for this module."""
     workdir = tmp_path_factory.mktemp("book")
     index = runner.build(profile="smoke", workdir=workdir, force=True)
@@ -18,14 +35,19 @@ def smoke_book(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_every_chapter_executes_at_smoke_profile_and_the_book_builds(smoke_book):
+def test_every_chapter_executes_at_smoke_profile_and_the_book_builds(smoke_book, data_directory):
     workdir, index = smoke_book
     assert index.exists()
+    generated = archives.is_generated(data_directory)
     for ch in runner.toc_chapters():
         executed = workdir / "book" / "chapters" / f"{ch.name}.ipynb"
-        meta = json.loads(executed.read_text())["metadata"]["replicate"]
+        nb = json.loads(executed.read_text())
+        meta = nb["metadata"]["replicate"]
         assert meta["profile"] == "smoke"
         assert (workdir / "_build" / "html" / "book" / "chapters" / f"{ch.name}.html").exists()
+        source = ch.source.read_text()
+        if "rp.data.load(" in source or "rp.comparison.data_name(" in source:
+            assert (GENERATED_LABEL in output_text(nb)) == generated, ch.name
 
 
 @pytest.mark.slow

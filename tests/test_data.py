@@ -165,7 +165,7 @@ def test_truncated_archive_clear_error_and_no_cache(tmp_path):
     data.mkdir()
     raw = good.read_bytes()
     (data / "cifar10-jpeg.tar.gz").write_bytes(raw[: len(raw) // 2])
-    with pytest.raises(DataArchiveError, match="truncated or corrupted"):
+    with pytest.raises(DataArchiveError, match="truncated, corrupted"):
         load("cifar10", data_dir=data, download=False)
     assert files_under(data) == ["cifar10-jpeg.tar.gz"]
     assert not [f for f in files_under(tmp_path / "cache") if "npz" in f or "tmp" in f]
@@ -486,3 +486,137 @@ def test_real_cifar10_jpeg_archive_if_available(monkeypatch):
     assert torch.all(torch.bincount(y_all) == 5000) and torch.all(torch.bincount(s.test[1]) == 1000)
     mean = torch.cat([s.train[0], s.val[0]]).float().mean(dim=(0, 2, 3)) / 255
     assert torch.allclose(mean, torch.tensor(CIFAR_MEAN), atol=0.003)
+
+
+# ---------------------------------------------------------------- generated test data
+def test_generated_official_files_read_by_torchvision_as_by_us(tmp_path, monkeypatch):
+    """Independent oracle: torchvision's CIFAR-10/100 and SVHN readers (md5 checks off, the
+    files being generated) see the same images and labels as ``load``."""
+    import torchvision.datasets as tvd
+    import torchvision.datasets.cifar as tv_cifar
+    import torchvision.datasets.svhn as tv_svhn
+
+    from replicate.data import generated
+
+    for module in (tv_cifar, tv_svhn):
+        monkeypatch.setattr(module, "check_integrity", lambda *a, **k: True)
+    root = generated.write_data_dir(tmp_path / "gen", ("cifar10",))
+    generated.write_cifar100(root, n_train=30, n_test=10)
+    generated.write_svhn(root, n_train=30, n_test=10)
+    for name, ours, theirs in (
+            ("cifar10", load("cifar10", split="none", data_dir=root), tvd.CIFAR10(str(root), train=False)),
+            ("cifar100", load("cifar100", split="none", data_dir=root), tvd.CIFAR100(str(root), train=False)),
+            ("svhn", load("svhn", split="none", data_dir=root), tvd.SVHN(str(root / "svhn"), split="test"))):
+        x = theirs.data if name == "svhn" else theirs.data.transpose(0, 3, 1, 2)
+        y = theirs.labels if name == "svhn" else theirs.targets
+        assert torch.equal(ours.test[0], torch.from_numpy(np.ascontiguousarray(x))), name
+        assert torch.equal(ours.test[1], torch.as_tensor(y, dtype=torch.int64)), name
+        if name != "svhn":
+            assert ours.info.classes == tuple(theirs.classes)
+
+
+def test_generated_data_are_labelled_and_never_downloaded(tmp_path, monkeypatch):
+    from replicate.data import archives, cifar, generated
+
+    monkeypatch.delenv("REPLICATE_OFFLINE")
+    root = generated.write_data_dir(tmp_path / "gen", ("cifar10",))
+    s = load("cifar10", data_dir=root)
+    assert s.info.display_name == "CIFAR-10 (generated test data)" and s.info.generated
+    assert "generated test data" in s.info.notes[0]
+    assert "(generated test data)" in load("cifar10c", data_dir=root).info.display_name
+    assert archives.download_allowed(True, tmp_path) and not archives.download_allowed(True, root)
+    monkeypatch.setattr(cifar, "_try_download", lambda *a: pytest.fail("a download was attempted"))
+    with pytest.raises(FileNotFoundError, match="holds generated test data"):
+        load("cifar100", data_dir=root, download=True)
+
+
+def test_generated_data_dir_never_mixes_with_real_files(tmp_path):
+    """A real copy in the cache folder is found for a real data directory, never for a generated one."""
+    from replicate.data import generated
+
+    write_cifar10(tmp_path / "cache" / "data")  # e.g. downloaded there earlier
+    assert load("cifar10", data_dir=tmp_path / "empty", val_size=5, download=False).info.display_name == "CIFAR-10"
+    root = tmp_path / "gen"
+    root.mkdir()
+    generated.write_marker(root, ())
+    with pytest.raises(FileNotFoundError, match="CIFAR-10"):
+        load("cifar10", data_dir=root, download=False)
+
+
+def test_read_only_generated_dir_extracts_and_caches_in_a_folder_of_its_own(tmp_path):
+    from replicate.data import archives, generated
+
+    root = tmp_path / "gen"
+    root.mkdir()
+    generated.write_marker(root, ("20newsgroups",))
+    generated.write_20newsgroups(root, train_per_group=2, test_per_group=1)
+    os.chmod(root, 0o555)
+    try:
+        for _ in range(2):  # the second load finds the extraction and the cache
+            s = load("20newsgroups", data_dir=root, split="none", max_len=20)
+            assert s.info.generated and len(s.train[1]) == 40
+    finally:
+        os.chmod(root, 0o755)
+    own = archives.fallback_dir(root)
+    assert own.parent == tmp_path / "cache" / "data" and own.name.startswith("generated-")
+    assert files_under(tmp_path / "cache" / "data") == [own.name] + [f"{own.name}/{f}" for f in files_under(own)]
+    assert (own / "20news-bydate" / "20news-bydate-train").is_dir()
+
+
+def test_write_data_dir_refuses_folders_that_may_hold_real_data(tmp_path):
+    from replicate.data import generated
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "cifar10-jpeg.tar.gz").write_bytes(b"real")
+    with pytest.raises(ValueError, match="not an empty or generated data directory"):
+        generated.write_data_dir(tmp_path / "real")
+    with pytest.raises(ValueError, match="tiny_imagenet"):
+        generated.write_data_dir(tmp_path / "new", ("imagenet",))
+    root = generated.write_data_dir(tmp_path / "new", ("cifar10",))
+    assert generated.write_data_dir(root, ("cifar10",)) == root  # a generated folder may be rewritten
+
+
+def test_generated_data_are_learnable(tmp_path):
+    """Nearest class mean on the images, multinomial naive Bayes on the token ids: both well above chance."""
+    from sklearn.naive_bayes import MultinomialNB
+
+    from replicate.data import generated
+
+    root = tmp_path / "gen"
+    generated.write_20newsgroups(root, train_per_group=20, test_per_group=10)
+    generated.write_cifar10(root, n_train=500, n_test=200)
+    s = load("cifar10", data_dir=root, split="none")
+    x_tr, y_tr = s.train[0].float().mean((2, 3)), s.train[1]
+    means = torch.stack([x_tr[y_tr == k].mean(0) for k in range(10)])
+    pred = torch.cdist(s.test[0].float().mean((2, 3)), means).argmin(1)
+    assert (pred == s.test[1]).float().mean() > 0.9
+    t = load("20newsgroups", data_dir=root, split="none", max_len=100)
+
+    def bag(x):
+        return np.stack([np.bincount(r, minlength=len(t.info.vocab))[1:] for r in x.numpy()])
+
+    nb = MultinomialNB().fit(bag(t.train[0]), t.train[1].numpy())
+    assert (nb.predict(bag(t.test[0])) == t.test[1].numpy()).mean() > 0.9
+
+
+def test_cli_generate_then_check(tmp_path, capsys, monkeypatch):
+    from replicate import cli
+
+    monkeypatch.setenv("REPLICATE_DATA", str(tmp_path / "unused"))  # restored after --data-dir sets it
+    assert cli.main(["data", "generate", str(tmp_path / "gen"), "--datasets", "cifar10"]) == 0
+    assert "generated test data (cifar10)" in capsys.readouterr().out
+    assert cli.main(["data", "check", "cifar10", "--data-dir", str(tmp_path / "gen")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("cifar10: CIFAR-10 (generated test data): 1000 train / 5000 validation / 500 test")
+    with pytest.raises(SystemExit):  # argparse: invalid choice
+        cli.main(["data", "generate", str(tmp_path / "gen2"), "--datasets", "mnist"])
+
+
+def test_session_data_directory(data_directory):
+    """Tests run offline on the session's data directory: the real one, else generated test data."""
+    from replicate import config
+    from replicate.data import archives
+
+    assert os.environ.get("REPLICATE_OFFLINE") and config.data_dir() == data_directory
+    if archives.is_generated(data_directory):
+        assert load("cifar10").info.display_name == "CIFAR-10 (generated test data)"

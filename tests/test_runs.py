@@ -359,3 +359,25 @@ def test_image_runs_record_ood_logits_of_their_own_test_images_with_noise():
         assert run.metrics["ood_auroc"]["cifar10c_gaussian5"][phase] == pytest.approx(want, abs=1e-9)
     with pytest.raises(ValueError, match="split must be one of val, test, ood:"):
         run.logits("ood:imagenet")
+
+
+def test_a_run_records_the_data_copy_it_was_trained_on(monkeypatch):
+    run = runs.get_or_train(smoke(), progress="none")
+    assert run.data["name"] == "generated" and run.data["how"] == "recorded"
+    assert runs.Run(run.path).data["name"] == "generated"                # read back from record.json
+    # a record from before the data copy was stored: CIFAR-10's copy is told from the label order
+    del run.provenance["data"]
+    y = run.logits("test")[1]
+    expected = "CIFAR-10 (JPEG q75)" if np.all(np.diff(y) >= 0) else "CIFAR-10"
+    assert run.data["name"] == expected and "inferred" in run.data["how"]
+
+
+def test_committed_cifar_runs_are_the_jpeg_copy_and_say_so():
+    """Every committed CIFAR-10 run was trained on the offline JPEG copy (the only copy this
+    project's machines have); recorded or inferred, the run says so."""
+    store = REPO / "results" / "runs"
+    if not store.exists():
+        pytest.skip("no committed runs")
+    found = [runs.Run(p) for p in store.iterdir() if (p / "record.json").exists()]
+    cifar = [r for r in found if r.resolved["dataset"] == "cifar10"]
+    assert cifar and all(r.data["name"] == "CIFAR-10 (JPEG q75)" for r in cifar)

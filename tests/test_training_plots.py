@@ -229,7 +229,7 @@ def test_test_split_checks_the_stored_labels(monkeypatch):
     x, labels, info = tp.test_split(run)
     assert np.array_equal(labels, y) and info == "info" and len(x) == len(y)
     monkeypatch.setattr(runs, "build", lambda resolved: (Splits(np.roll(y, 1)), None, None))
-    with pytest.raises(ValueError, match="does not match"):
+    with pytest.raises(ValueError, match="gives other test samples"):
         tp.test_split(run)
 
 
@@ -255,3 +255,29 @@ def test_figure2_reads_the_recorded_training_bins_at_the_paper_epochs():
 def test_figure2_refuses_runs_without_training_bins():
     with pytest.raises(ValueError, match="eval_every_epoch"):
         tp.training_reliability_bins(make_run())
+
+
+def test_appendix_f_is_not_drawn_from_another_data_copy(monkeypatch, tmp_path):
+    """When the data found now gives other test samples than the run's (e.g. the official
+    CIFAR-10 where the run used the JPEG copy), the figure logs why and draws nothing."""
+    import replicate.training_plots as tp
+    from replicate import runs as rruns
+
+    class FakeRun:
+        key = "abc"
+        resolved = {"dataset": "cifar10"}
+        data = {"name": "CIFAR-10 (JPEG q75)"}
+
+        def logits(self, split):
+            return np.zeros((4, 10), np.float32), np.array([0, 0, 1, 1])
+
+    class Splits:
+        test = (np.zeros((4, 3, 32, 32), np.uint8), np.array([1, 0, 1, 0]))
+        info = type("I", (), {"display_name": "CIFAR-10", "classes": tuple("abcdefghij")})()
+
+    monkeypatch.setattr(rruns, "build", lambda resolved: (Splits(), None, None))
+    logged = []
+    assert tp.appendix_f({"CE": FakeRun()}, log=logged.append) is None
+    assert "trained on CIFAR-10 (JPEG q75)" in logged[0] and "(CIFAR-10)" in logged[0]
+    with pytest.raises(tp.DataMismatch):
+        tp.test_split(FakeRun())

@@ -208,8 +208,11 @@ def evidence_label(runs: dict) -> str:
 
 
 def data_name(run) -> str:
-    """The display name of the data a run was trained on (e.g. "CIFAR-10 (JPEG q75)"), from
-    the loaded data set, so that it says which copy was found."""
+    """The display name of the data copy a run was trained on (e.g. "CIFAR-10 (JPEG q75)"):
+    from its record (:attr:`replicate.runs.Run.data`), else from the data set loaded now."""
+    recorded = run.data.get("name")
+    if recorded:
+        return recorded
     from ..runs.build import load_data
 
     return load_data(run.resolved).info.display_name

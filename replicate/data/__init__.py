@@ -9,7 +9,13 @@ Data are found through ``replicate.config.data_dir()`` (``$REPLICATE_DATA``). De
 arrays are cached as ``.npz`` in the data directory when it is writable, otherwise in
 ``replicate.config.cache_dir() / "data"``; the first load decodes, later loads read the
 cache. Missing data raise FileNotFoundError naming the files, where to put them and
-their official URL; truncated archives raise :class:`DataArchiveError`.
+their official URL; truncated or corrupted files raise :class:`DataArchiveError` naming
+the file, what it should be and where it comes from (both one line).
+
+A data directory written by :func:`replicate.data.generated.write_data_dir` (small data
+sets in the official formats, for tests and offline trials) carries a marker file; data
+loaded from it are labelled: ``DatasetInfo.display_name`` ends in "(generated test data)",
+``generated`` is True and the first note says what they are.
 
 Data sets (protocol: /PROTOCOL.md "Data"; citations are ``book/references.bib`` keys):
 
@@ -49,8 +55,13 @@ OPTIONS = {
 DEFAULT_VAL_SIZE = {"cifar10": 5000, "cifar100": 5000, "cifar10c": 5000, "svhn": 7325,
                     "tiny_imagenet": 10000, "20newsgroups": 900}
 
+GENERATED_LABEL = "(generated test data)"
+GENERATED_NOTE = ("generated test data (replicate.data.generated): small synthetic data sets written in "
+                  "the official file formats (image classes differ by colour, newsgroups by keywords); "
+                  "numbers computed on them test the code and say nothing about the papers' claims")
+
 __all__ = ["load", "DATASETS", "OPTIONS", "DEFAULT_VAL_SIZE", "SPLITS", "Splits", "DatasetInfo",
-           "DataArchiveError", "normalize", "augment", "gaussian_noise", "split_indices",
+           "DataArchiveError", "GENERATED_LABEL", "normalize", "augment", "gaussian_noise", "split_indices",
            "CIFAR10_CLASSES", "CIFAR_MEAN", "CIFAR_STD", "IMAGENET_MEAN", "IMAGENET_STD",
            "GAUSSIAN_NOISE_SCALES"]
 
@@ -126,7 +137,7 @@ def load(name: str, data_dir=None, split: str = "reference", val_size: int | Non
     val_size : validation size; ``None`` = the reference value (:data:`DEFAULT_VAL_SIZE`:
         5,000 for CIFAR, 7,325 for SVHN, 10,000 for Tiny-ImageNet, 900 for 20 Newsgroups).
     download : try the official download when the files are absent (never when the
-        environment variable ``REPLICATE_OFFLINE`` is set).
+        environment variable ``REPLICATE_OFFLINE`` is set, nor into a generated data directory).
     options : per data set, see :data:`OPTIONS` (defaults shown there).
     """
     if name not in DATASETS:
@@ -143,6 +154,9 @@ def load(name: str, data_dir=None, split: str = "reference", val_size: int | Non
         noise_scale(opts["severity"], opts["scales"])  # validates before any loading
     root = archives.root_dir(data_dir)
     train, test, info = _raw(name, root, download, opts)
+    if archives.is_generated(root):
+        info = dataclasses.replace(info, display_name=f"{info.display_name} {GENERATED_LABEL}", generated=True,
+                                   notes=(GENERATED_NOTE,) + info.notes)
     if val_size is None:
         val_size = DEFAULT_VAL_SIZE[name]
     if name == "tiny_imagenet" and split == "reference":

@@ -42,43 +42,56 @@ CIFAR10_FILES = tuple(f"data_batch_{i}" for i in range(1, 6)) + ("test_batch", "
 CIFAR100_FILES = ("train", "test", "meta")
 
 
-def _unpickle(path: Path) -> dict:
-    with open(path, "rb") as f:
-        d = pickle.load(f, encoding="bytes")
-    return {k.decode() if isinstance(k, bytes) else k: v for k, v in d.items()}
+CIFAR10_WHAT = "an official CIFAR-10 python batch (pickle) from cifar-10-python.tar.gz"
+CIFAR100_WHAT = "an official CIFAR-100 python file (pickle) from cifar-100-python.tar.gz"
+JPEG_WHAT = ("the offline CIFAR-10 JPEG q75 image-folder archive (gzip tar of "
+             "cifar10-jpeg/{train,test}/<class>/NNNN.jpg, re-encoded from the official CIFAR-10, "
+             f"{CIFAR10_URL})")
+
+
+def _unpickle(path: Path, url: str = "", what: str = "") -> dict:
+    """The dict of one official pickle file (bytes keys decoded); DataArchiveError if damaged."""
+    try:
+        with open(path, "rb") as f:
+            d = pickle.load(f, encoding="bytes")
+        return {k.decode() if isinstance(k, bytes) else k: v for k, v in d.items()}
+    except ar.DECODE_ERRORS as exc:
+        raise ar.archive_error(path, exc, url, what) from exc
 
 
 def _names(values) -> tuple[str, ...]:
     return tuple(v.decode() if isinstance(v, bytes) else str(v) for v in values)
 
 
-def read_batches(folder: Path, files: list[str], label_key: str) -> tuple[np.ndarray, np.ndarray]:
+def read_batches(folder: Path, files: list[str], label_key: str, url: str = "",
+                 what: str = "") -> tuple[np.ndarray, np.ndarray]:
     """Images (N x 3 x 32 x 32 uint8) and labels of official CIFAR pickle batches.
 
     Each batch row holds 1024 red, 1024 green, then 1024 blue values in row-major
-    order, so a reshape to (N, 3, 32, 32) is the channel-first image.
+    order, so a reshape to (N, 3, 32, 32) is the channel-first image. A damaged file
+    raises :class:`DataArchiveError` naming it (``url``/``what`` complete the message).
     """
     xs, ys = [], []
     for name in files:
-        d = _unpickle(folder / name)
-        xs.append(np.asarray(d["data"], dtype=np.uint8).reshape(-1, 3, 32, 32))
-        ys.append(np.asarray(d[label_key], dtype=np.int64))
+        d = _unpickle(folder / name, url, what)
+        try:
+            xs.append(np.asarray(d["data"], dtype=np.uint8).reshape(-1, 3, 32, 32))
+            ys.append(np.asarray(d[label_key], dtype=np.int64))
+            if len(xs[-1]) != len(ys[-1]):
+                raise ValueError(f"{len(xs[-1])} images but {len(ys[-1])} labels")
+        except ar.DECODE_ERRORS as exc:
+            raise ar.archive_error(folder / name, exc, url, what) from exc
     return np.concatenate(xs), np.concatenate(ys)
 
 
-def _read_or_fail(folder: Path, files: list[str], label_key: str, url: str):
-    try:
-        return read_batches(folder, files, label_key)
-    except (pickle.UnpicklingError, EOFError, KeyError, ValueError, OSError) as exc:
-        raise ar.archive_error(folder, exc, url) from exc
-
-
 def _official_cifar10(folder: Path) -> dict[str, np.ndarray]:
-    xtr, ytr = _read_or_fail(folder, [f"data_batch_{i}" for i in range(1, 6)], "labels", CIFAR10_URL)
-    xte, yte = _read_or_fail(folder, ["test_batch"], "labels", CIFAR10_URL)
-    names = _names(_unpickle(folder / "batches.meta")["label_names"])
+    xtr, ytr = read_batches(folder, [f"data_batch_{i}" for i in range(1, 6)], "labels", CIFAR10_URL, CIFAR10_WHAT)
+    xte, yte = read_batches(folder, ["test_batch"], "labels", CIFAR10_URL, CIFAR10_WHAT)
+    meta = _unpickle(folder / "batches.meta", CIFAR10_URL, CIFAR10_WHAT)
+    names = _names(meta.get("label_names", ()))
     if names != CIFAR10_CLASSES:
-        raise ValueError(f"{folder}/batches.meta lists classes {names}, expected {CIFAR10_CLASSES}")
+        raise ar.DataArchiveError(f"{folder / 'batches.meta'} lists classes {names}, expected {CIFAR10_CLASSES} "
+                                  f"(the official CIFAR-10 meta file, {CIFAR10_URL})")
     return {"x_train": xtr, "y_train": ytr, "x_test": xte, "y_test": yte}
 
 
@@ -105,16 +118,16 @@ def decode_jpeg_archive(archive: Path, classes: tuple[str, ...] = CIFAR10_CLASSE
                     raise ValueError(f"{archive}: class folder {cls!r} is not one of {classes}")
                 entries[split].append((index[cls], fname, tf.extractfile(m).read()))
     except ar.ARCHIVE_ERRORS as exc:
-        raise ar.archive_error(archive, exc) from exc
+        raise ar.archive_error(archive, exc, what=JPEG_WHAT) from exc
     out = {}
     for split, items in entries.items():
         if not items:
-            raise ar.DataArchiveError(f"{archive}: no images under */{split}/<class>/")
+            raise ar.DataArchiveError(f"{archive}: no images under */{split}/<class>/; it should be {JPEG_WHAT}")
         items.sort(key=lambda t: (t[0], t[1]))
         try:
             out[f"x_{split}"] = ar.decode_images([b for _, _, b in items])
         except ValueError as exc:
-            raise ar.archive_error(archive, exc) from exc
+            raise ar.archive_error(archive, exc, what=JPEG_WHAT) from exc
         out[f"y_{split}"] = np.array([t[0] for t in items], dtype=np.int64)
     return out
 
@@ -134,6 +147,12 @@ def _have(folder: Path | None, files) -> bool:
     return folder is not None and all((folder / f).is_file() for f in files)
 
 
+def _lacking_note(folder: Path | None, files) -> str:
+    """'<folder> lacks a, b' for a folder that exists but misses some files, else ''."""
+    lacking = ar.lacking_files(folder, files) if folder is not None else []
+    return f"{folder} lacks {', '.join(lacking)}" if lacking else ""
+
+
 def load_cifar10(root: Path, download: bool, source: str = "auto") -> tuple[dict, dict]:
     """Arrays and provenance of CIFAR-10 (see module docstring for the search order).
 
@@ -148,7 +167,7 @@ def load_cifar10(root: Path, download: bool, source: str = "auto") -> tuple[dict
     jpeg = ar.find_first(root, JPEG_ARCHIVE)
     why = ""
     wants_official = source == "official" or (source == "auto" and jpeg is None)
-    if wants_official and not _have(folder, CIFAR10_FILES) and ar.download_allowed(download):
+    if wants_official and not _have(folder, CIFAR10_FILES) and ar.download_allowed(download, root):
         why = _try_download("CIFAR10", root)
         folder = ar.find_first(root, CIFAR10_DIR)
     if source in ("auto", "official") and _have(folder, CIFAR10_FILES):
@@ -172,32 +191,39 @@ def load_cifar10(root: Path, download: bool, source: str = "auto") -> tuple[dict
                 "than the reference code")
         return arrays, {"source": f"JPEG image-folder archive ({jpeg})",
                         "display_name": "CIFAR-10 (JPEG q75)", "notes": (note,)}
-    expected = [f"{CIFAR10_DIR}/{{{','.join(CIFAR10_FILES)}}}"]
+    expected = []
+    if source != "jpeg":
+        expected.append(f"{CIFAR10_DIR}/{{{','.join(CIFAR10_FILES)}}}")
     if source != "official":
         expected.append(f"{JPEG_ARCHIVE} (offline JPEG copy, cifar10-jpeg/{{train,test}}/<class>/NNNN.jpg)")
-    raise ar.missing_data_error("CIFAR-10", expected, root, CIFAR10_URL,
-                                "Extract the official archive so that cifar-10-batches-py/ "
-                                "sits in the data directory." + why)
+    note = ("Extract the official archive so that cifar-10-batches-py/ sits in the data directory"
+            if source != "jpeg" else "The JPEG copy is an offline re-encoding of the official data set")
+    raise ar.missing_data_error("CIFAR-10", expected, root, CIFAR10_URL, note + why,
+                                lacking=_lacking_note(folder, CIFAR10_FILES) if source != "jpeg" else "")
 
 
 def load_cifar100(root: Path, download: bool) -> tuple[dict, dict]:
     """Arrays and provenance of CIFAR-100 (fine labels) from ``cifar-100-python/``."""
     folder = ar.find_first(root, CIFAR100_DIR)
     why = ""
-    if not _have(folder, CIFAR100_FILES) and ar.download_allowed(download):
+    if not _have(folder, CIFAR100_FILES) and ar.download_allowed(download, root):
         why = _try_download("CIFAR100", root)
         folder = ar.find_first(root, CIFAR100_DIR)
     if not _have(folder, CIFAR100_FILES):
         raise ar.missing_data_error("CIFAR-100", [f"{CIFAR100_DIR}/{{train,test,meta}}"], root,
                                     CIFAR100_URL, "Extract the official archive so that "
-                                    "cifar-100-python/ sits in the data directory." + why)
+                                    "cifar-100-python/ sits in the data directory" + why,
+                                    lacking=_lacking_note(folder, CIFAR100_FILES))
     files = [folder / f for f in CIFAR100_FILES]
     key = ar.fingerprint(*files)
     arrays = ar.load_cached(root, "cifar100-official.npz", key)
     if arrays is None:
-        xtr, ytr = _read_or_fail(folder, ["train"], "fine_labels", CIFAR100_URL)
-        xte, yte = _read_or_fail(folder, ["test"], "fine_labels", CIFAR100_URL)
-        classes = np.array(_names(_unpickle(folder / "meta")["fine_label_names"]))
+        xtr, ytr = read_batches(folder, ["train"], "fine_labels", CIFAR100_URL, CIFAR100_WHAT)
+        xte, yte = read_batches(folder, ["test"], "fine_labels", CIFAR100_URL, CIFAR100_WHAT)
+        meta = _unpickle(folder / "meta", CIFAR100_URL, CIFAR100_WHAT)
+        if "fine_label_names" not in meta:
+            raise ar.archive_error(folder / "meta", KeyError("fine_label_names"), CIFAR100_URL, CIFAR100_WHAT)
+        classes = np.array(_names(meta["fine_label_names"]))
         arrays = {"x_train": xtr, "y_train": ytr, "x_test": xte, "y_test": yte, "classes": classes}
         ar.save_cached(root, "cifar100-official.npz", key, arrays)
     return arrays, {"source": f"official python batches ({folder})", "display_name": "CIFAR-100",

@@ -17,17 +17,24 @@ from . import archives as ar
 
 SVHN_URL = "http://ufldl.stanford.edu/housenumbers/"
 SVHN_FILES = ("train_32x32.mat", "test_32x32.mat")
+SVHN_WHAT = ("an official SVHN cropped-digits file (MATLAB .mat with X: 32 x 32 x 3 x N uint8 "
+             "and y: N x 1 labels)")
 
 
 def read_mat(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Images (N x 3 x 32 x 32 uint8) and labels (int64, 10 -> 0) of an SVHN ``.mat`` file."""
+    """Images (N x 3 x 32 x 32 uint8) and labels (int64, 10 -> 0) of an SVHN ``.mat`` file.
+
+    A truncated or malformed file raises :class:`DataArchiveError` naming it.
+    """
     from scipy.io import loadmat
     try:
         d = loadmat(path)
-    except (ValueError, OSError, TypeError) as exc:
-        raise ar.archive_error(path, exc, SVHN_URL) from exc
-    x = np.ascontiguousarray(np.asarray(d["X"], dtype=np.uint8).transpose(3, 2, 0, 1))
-    y = np.asarray(d["y"], dtype=np.int64).ravel() % 10
+        x = np.ascontiguousarray(np.asarray(d["X"], dtype=np.uint8).transpose(3, 2, 0, 1))
+        y = np.asarray(d["y"], dtype=np.int64).ravel() % 10
+        if len(x) != len(y):
+            raise ValueError(f"{len(x)} images but {len(y)} labels")
+    except ar.DECODE_ERRORS as exc:
+        raise ar.archive_error(path, exc, SVHN_URL, SVHN_WHAT) from exc
     return x, y
 
 
@@ -43,7 +50,7 @@ def load_svhn(root: Path, download: bool) -> tuple[dict, dict]:
     """Arrays and provenance of SVHN (train / test; the ``extra`` set is not used)."""
     folder = _folder(root)
     why = ""
-    if folder is None and ar.download_allowed(download):
+    if folder is None and ar.download_allowed(download, root):
         import torchvision
         target = ar.writable_dir(root) / "svhn"
         try:
@@ -53,9 +60,12 @@ def load_svhn(root: Path, download: bool) -> tuple[dict, dict]:
             why = f" (The download failed: {type(exc).__name__}: {exc})"
         folder = _folder(root)
     if folder is None:
-        raise ar.missing_data_error("SVHN", [f"svhn/{f}" for f in SVHN_FILES], root, SVHN_URL,
+        partial = [sub for sub in (root / "svhn", root) if any((sub / f).is_file() for f in SVHN_FILES)]
+        lacking = (f"{partial[0]} lacks {', '.join(ar.lacking_files(partial[0], SVHN_FILES))}"
+                   if partial else "")
+        raise ar.missing_data_error("SVHN", [f"svhn/{{{','.join(SVHN_FILES)}}}"], root, SVHN_URL,
                                     "Use the cropped-digits format (train_32x32.mat, "
-                                    "test_32x32.mat)." + why)
+                                    "test_32x32.mat)" + why, lacking=lacking)
     files = [folder / f for f in SVHN_FILES]
     key = ar.fingerprint(*files)
     arrays = ar.load_cached(root, "svhn.npz", key)

@@ -29,6 +29,8 @@ from . import archives as ar
 NEWS_URL = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
 NEWS_ARCHIVE = "20news-bydate.tar.gz"
 NEWS_PARTS = ("20news-bydate-train", "20news-bydate-test")
+NEWS_WHAT = ("the 20 Newsgroups 'bydate' archive (gzip tar of 20news-bydate-train/<group>/<id> "
+             "and 20news-bydate-test/<group>/<id>)")
 TOKEN_RE = re.compile(r"[^\s!\"#$%&()*+,\-./:;<=>?@\[\\\]^_`{|}~]+")
 
 
@@ -93,7 +95,7 @@ def find_or_extract(root: Path, download: bool) -> Path:
         return base
     archive = ar.find_first(root, NEWS_ARCHIVE)
     why = ""
-    if archive is None and ar.download_allowed(download):
+    if archive is None and ar.download_allowed(download, root):
         from torchvision.datasets.utils import download_url
         try:
             download_url(NEWS_URL, str(ar.writable_dir(root)), NEWS_ARCHIVE)
@@ -101,9 +103,14 @@ def find_or_extract(root: Path, download: bool) -> Path:
             why = f" (The download failed: {type(exc).__name__}: {exc})"
         archive = ar.find_first(root, NEWS_ARCHIVE)
     if archive is None:
+        partial = [b for d in ar.search_dirs(root) for b in (d, d / "20news-bydate")
+                   if any((b / p).is_dir() for p in NEWS_PARTS)]
+        lacking = (f"{partial[0]} lacks {', '.join(p for p in NEWS_PARTS if not (partial[0] / p).is_dir())}/"
+                   if partial else "")
         raise ar.missing_data_error("20 Newsgroups", [NEWS_ARCHIVE, f"{{{','.join(NEWS_PARTS)}}}/"],
-                                    root, NEWS_URL, "Use the 'bydate' version." + why)
-    return ar.extract_tar_atomic(archive, ar.writable_dir(root) / "20news-bydate", NEWS_PARTS, NEWS_URL)
+                                    root, NEWS_URL, "Use the 'bydate' version" + why, lacking=lacking)
+    return ar.extract_tar_atomic(archive, ar.writable_dir(root) / "20news-bydate", NEWS_PARTS, NEWS_URL,
+                                 NEWS_WHAT)
 
 
 def load_20newsgroups(root: Path, download: bool, max_len: int = 1000, max_vocab: int = 20000,

@@ -27,6 +27,9 @@ from . import archives as ar
 TINY_URL = "http://cs231n.stanford.edu/tiny-imagenet-200.zip"
 TINY_ZIP = "tiny-imagenet-200.zip"
 TINY_DIR = "tiny-imagenet-200"
+TINY_WHAT = ("the official Tiny-ImageNet zip (tiny-imagenet-200/ with wnids.txt, words.txt, "
+             "train/<wnid>/images/*.JPEG, val/images/*.JPEG and val/val_annotations.txt)")
+TINY_FILES = ("wnids.txt", "words.txt", "val/val_annotations.txt")
 
 
 class _Zip:
@@ -54,15 +57,13 @@ class _Folder:
                       for p in (self.path / prefix).rglob("*") if p.is_file())
 
 
-def _decode(src, rels: list[str]) -> np.ndarray:
-    try:
-        return ar.decode_images([src.read(r) for r in rels])
-    except ValueError as exc:
-        raise ar.DataArchiveError(f"Tiny-ImageNet: {exc}") from exc
-
-
 def read_tiny_imagenet(src) -> dict[str, np.ndarray]:
-    """Decode train and val (as test) of a zip or folder source to arrays."""
+    """Decode train and val (as test) of a zip or folder source to arrays.
+
+    Errors (a missing member, an unknown wnid, an undecodable image) propagate as
+    KeyError, ValueError, OSError ...; :func:`load_tiny_imagenet` turns them into
+    :class:`DataArchiveError` naming the zip or folder.
+    """
     wnids = sorted(w.strip() for w in src.read("wnids.txt").decode().split() if w.strip())
     index = {w: i for i, w in enumerate(wnids)}
     words = {}
@@ -80,8 +81,10 @@ def read_tiny_imagenet(src) -> dict[str, np.ndarray]:
     val = sorted(r for r in src.files("val/images/") if r.lower().endswith(".jpeg"))
     yte = np.array([ann[r.rsplit("/", 1)[1]] for r in val], dtype=np.int64)
     if not train or not val:
-        raise ar.DataArchiveError("Tiny-ImageNet: no train or val images found in the official layout")
-    return {"x_train": _decode(src, train), "y_train": ytr, "x_test": _decode(src, val), "y_test": yte,
+        raise ValueError("no train or val images found in the official layout")
+    x_train = ar.decode_images([src.read(r) for r in train])
+    x_test = ar.decode_images([src.read(r) for r in val])
+    return {"x_train": x_train, "y_train": ytr, "x_test": x_test, "y_test": yte,
             "classes": np.array([words.get(w, w) for w in wnids]), "wnids": np.array(wnids)}
 
 
@@ -90,7 +93,7 @@ def load_tiny_imagenet(root: Path, download: bool) -> tuple[dict, dict]:
     zpath = ar.find_first(root, TINY_ZIP)
     folder = ar.find_first(root, TINY_DIR)
     why = ""
-    if zpath is None and folder is None and ar.download_allowed(download):
+    if zpath is None and folder is None and ar.download_allowed(download, root):
         from torchvision.datasets.utils import download_url
         try:
             download_url(TINY_URL, str(ar.writable_dir(root)), TINY_ZIP)
@@ -100,16 +103,17 @@ def load_tiny_imagenet(root: Path, download: bool) -> tuple[dict, dict]:
     if zpath is None and folder is None:
         raise ar.missing_data_error("Tiny-ImageNet", [TINY_ZIP, f"{TINY_DIR}/ (extracted zip)"],
                                     root, TINY_URL, why.strip())
+    if zpath is None and ar.lacking_files(folder, TINY_FILES):
+        raise ar.missing_data_error("Tiny-ImageNet", [TINY_ZIP, f"{TINY_DIR}/ (extracted zip)"], root, TINY_URL,
+                                    lacking=f"{folder} lacks {', '.join(ar.lacking_files(folder, TINY_FILES))}")
     key = ar.fingerprint(zpath) if zpath is not None else ar.fingerprint(folder / "wnids.txt")
     arrays = ar.load_cached(root, "tiny-imagenet.npz", key)
     if arrays is None:
-        if zpath is not None:
-            try:
-                arrays = read_tiny_imagenet(_Zip(zpath))
-            except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, KeyError) as exc:
-                raise ar.archive_error(zpath, exc, TINY_URL) from exc
-        else:
-            arrays = read_tiny_imagenet(_Folder(folder))
+        src = zpath if zpath is not None else folder
+        try:
+            arrays = read_tiny_imagenet(_Zip(zpath) if zpath is not None else _Folder(folder))
+        except ar.DECODE_ERRORS + (RuntimeError,) as exc:  # RuntimeError: e.g. an encrypted zip member
+            raise ar.archive_error(src, exc, TINY_URL, TINY_WHAT) from exc
         ar.save_cached(root, "tiny-imagenet.npz", key, arrays)
     return arrays, {"source": f"official zip layout ({zpath or folder})",
                     "display_name": "Tiny-ImageNet", "notes": ()}

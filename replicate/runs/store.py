@@ -94,6 +94,26 @@ class Run:
         return "other"
 
     @property
+    def data(self) -> dict:
+        """Which copy of the data the run was trained on: ``{"name", "source", "how"}``.
+
+        Recorded when the run was trained (``how`` = "recorded"). Runs recorded before that
+        was stored: for CIFAR-10 the copy is told from the stored test labels - the offline
+        JPEG copy is an image-folder archive ordered by class, so its test subset's labels
+        come out sorted, the official test set's do not (``how`` says so); otherwise empty.
+        """
+        rec = self.provenance.get("data")
+        if rec:
+            return {**rec, "how": "recorded"}
+        if self.resolved.get("dataset") == "cifar10":
+            y = self.logits("test")[1]
+            jpeg = bool(np.all(np.diff(y) >= 0)) and len(np.unique(y)) > 1
+            return {"name": "CIFAR-10 (JPEG q75)" if jpeg else "CIFAR-10", "source": "",
+                    "how": "inferred from the order of the stored test labels (class-ordered: the JPEG copy)"
+                    if jpeg else "inferred from the order of the stored test labels (not class-ordered: official)"}
+        return {}
+
+    @property
     def ood_sets(self) -> dict:
         """``{name: description}`` of the out-of-distribution sets whose logits the run holds
         (:mod:`replicate.runs.ood`); empty for runs recorded without them."""
@@ -336,8 +356,11 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
             shutil.rmtree(store_dir(store) / config.key, ignore_errors=True)
         earlier = sum(r.get("seconds", 0.0) for r in result.history[:result.resumed_from])
         session = time.perf_counter() - t0
+        info = splits.info
         run = write_record(config, result, store=store, logits_dtype=dtype, wall_time=earlier + session, ood=ood,
-                           extra_provenance={"deterministic": bool(deterministic),
+                           extra_provenance={"data": {"name": info.display_name, "source": info.source,
+                                                      "generated": bool(info.generated)},
+                                             "deterministic": bool(deterministic),
                                              "resumed_from_epoch": result.resumed_from,
                                              "session_seconds": session, "engine": result.engine,
                                              "engine_note": result.engine_note,
