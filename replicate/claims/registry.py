@@ -44,6 +44,7 @@ SOURCES: tuple[Source, ...] = (
     Source("mukhoti2020", "theory", "theory_focal_loss", "replicate.theory.focal_claims:claims"),
     Source("ghosh2022", "theory", "theory_adafocal", "replicate.theory.adafocal_claims:claims"),
     Source("mukhoti2020", "experiment", "exp_focal_loss", "replicate.experiments.mukhoti:claims"),
+    Source("liang2024", "experiment", "exp_fcl", "replicate.experiments.fcl:claims"),
 )
 
 

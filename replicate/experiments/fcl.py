@@ -149,3 +149,44 @@ def load_groups(p: cmp.Plan) -> dict:
         if got is not None:
             out[g] = got[g]
     return out
+
+
+#: Fig. 7's two-dimensional study per profile (seconds of CPU; never the run store).
+TOY = {"smoke": {"seeds": (0,), "epochs": 100, "n_test": 1000}, "default": {"seeds": (0, 1, 2, 3, 4)}}
+
+
+def toy_study(profile: str = "cpu"):
+    """:func:`replicate.toy2d.study` at the size of ``profile`` (:data:`TOY`)."""
+    from .. import toy2d
+    from ..profiles import get_profile
+
+    name = get_profile(profile).name
+    return toy2d.study(**TOY.get(name, TOY["default"]))
+
+
+def claims_log(p: cmp.Plan, runs: dict, toy=None) -> ClaimLog:
+    """The chapter's claims table: every rule of :mod:`.fcl_rules` on the paper's printed
+    tables and on our runs (``runs``: :func:`load_groups` or :func:`replicate.comparison.train`
+    output; a missing group makes the claims that need it "not tested", with the reason);
+    ``toy`` is :func:`toy_study`'s frame (None: Fig. 7's claims not tested)."""
+    from .fcl_rules import rules
+
+    log = ClaimLog(PAPER, CHAPTER, kind="experiment", section=SECTION)
+    return cmp.log_claims(log, rules(), evidence(p, runs, toy))
+
+
+def claims(profile: str = "cpu") -> ClaimLog:
+    """The registered claims (:data:`replicate.claims.SOURCES`): the chapter's default plan at
+    ``profile``, its runs read from the store (never trained), the paper's tables, and the
+    two-dimensional study of Fig. 7 (small networks trained in seconds)."""
+    p = plan(profile, device="cpu")
+    return claims_log(p, load_groups(p), toy_study(profile)[0])
+
+
+def evidence(p: cmp.Plan, runs: dict, toy=None) -> dict:
+    """The numbers the claims are tested on: ``{label: Evidence}`` for the paper's printed
+    tables and our runs (:mod:`.fcl_evidence`)."""
+    from . import fcl_evidence as ev
+
+    ours = ev.our_evidence(p, runs, toy)
+    return {ev.PAPER_LABEL: ev.paper_evidence(), ours.label: ours}
