@@ -16,6 +16,7 @@ from scipy.optimize import brentq, minimize, minimize_scalar
 import replicate as rp
 
 d = rp.theory.dual_focal
+ds = rp.theory.dual_focal_study
 mp.mp.dps = 40
 
 
@@ -81,7 +82,7 @@ def test_key_points_match_mpmath_roots(g, c):
 
 
 def test_dfl_region_is_smaller_than_focal_region_and_papers_formula_differs_off_gamma_one():
-    tab = d.region_grid([0.5, 1.0, 2.0, 3.0, 5.0], [0.1, 0.3, 0.5])
+    tab = ds.region_grid([0.5, 1.0, 2.0, 3.0, 5.0], [0.1, 0.3, 0.5])
     assert (tab["v_uc"] > tab["v_uc_focal"]).all()
     one = tab[tab.gamma == 1.0]
     np.testing.assert_allclose(one["reduction_paper"], one["reduction_vs_focal"], atol=1e-12)
@@ -123,7 +124,7 @@ def test_binary_tie_threshold_against_scipy(g):
                                options={"xatol": 1e-13}).fun
 
     ref = brentq(lambda e: untied(e) - 2.0 ** -g * np.log(2), 0.5 + 1e-9, 1 - 1e-9, xtol=1e-13)
-    assert d.binary_tie_threshold(g) == pytest.approx(ref, abs=1e-7)
+    assert ds.binary_tie_threshold(g) == pytest.approx(ref, abs=1e-7)
 
 
 def test_binary_dfl_minimiser_strict_ties_then_untied_optimum():
@@ -211,7 +212,7 @@ def test_theorem1_counterexample_under_tie_free_infimum():
 
 
 def test_posterior_study_rows_are_consistent_with_the_minimisers():
-    summary, det = d.posterior_study(12, 3, [2.0], seed=1, resolution=120)
+    summary, det = ds.posterior_study(12, 3, [2.0], seed=1, resolution=120)
     eta = det["eta"]
     for _, row in summary.iterrows():
         q = det[(2.0, row["loss"])]
@@ -234,7 +235,7 @@ def test_bad_input_raises_value_error(call):
 
 def test_largest_gap_between_papers_reduction_and_focal_reduction_matches_mpmath():
     gam, cs = np.linspace(0.25, 6, 12), np.linspace(0.0, 0.9, 12)
-    tab = d.region_grid(gam, cs)
+    tab = ds.region_grid(gam, cs)
     diff = (tab["reduction_paper"] - tab["reduction_vs_focal"]).abs()
     row = tab.loc[diff.idxmax()]
     g, c = row["gamma"], row["c"]
@@ -244,3 +245,87 @@ def test_largest_gap_between_papers_reduction_and_focal_reduction_matches_mpmath
     vm0 = float(d.phi_argmax(g, 0.0))
     vuc0 = mp.findroot(lambda t: phi(t, 0) - 1, (vm0, 1 - 1e-15), solver="anderson")
     assert diff.max() == pytest.approx(abs(float(vp) - float(vuc0)), abs=1e-10)
+
+
+# ------------------------------------------------- two classes, both readings of the ties
+@pytest.mark.parametrize("ties", ["strict", "limit"])
+@pytest.mark.parametrize("g", [1.0, 2.0])
+def test_binary_scalar_minimiser_agrees_with_the_brute_force_search(ties, g):
+    etas = np.array([0.52, 0.6, 0.75, 0.9, 0.97, 0.3])
+    brute = d.dual_focal_risk_minimizer(np.stack([etas, 1 - etas], -1), g, ties=ties)[:, 0]
+    scalar = np.array([ds.binary_dfl_minimizer(e, g, ties=ties) for e in etas])
+    risk = [d.dual_focal_conditional_risk(np.array([a, 1 - a]), np.array([e, 1 - e]), g, ties=ties)
+            for a, e in zip(scalar, etas)]
+    best = [d.dual_focal_conditional_risk(np.array([a, 1 - a]), np.array([e, 1 - e]), g, ties=ties)
+            for a, e in zip(brute, etas)]
+    np.testing.assert_allclose(risk, best, atol=1e-10)
+    np.testing.assert_allclose(scalar, brute, atol=1e-6)
+
+
+def test_binary_theorem1_tie_free_keeps_the_order_and_literal_ties_do_not():
+    for g in (1.0, 2.0):
+        thr = ds.binary_tie_threshold(g)
+        assert thr > 0.7
+        assert ds.binary_dfl_minimizer(0.5 + (thr - 0.5) / 2, g, ties="strict") == 0.5
+        for e in (0.505, 0.6, thr - 0.01, 0.95):
+            assert ds.binary_dfl_minimizer(e, g, ties="limit") > 0.5       # Bayes class on top
+            assert ds.binary_dfl_minimizer(1 - e, g, ties="limit") < 0.5
+
+
+# ------------------------------------------- the over-confident region (0, v_m], Sec. 4.2
+def _risk_by_hand(q, eta, g):
+    """Tie-free DFL risk of an untied q, written from Eq. 3 directly."""
+    out = 0.0
+    for i in range(len(q)):
+        below = q[q < q[i]]
+        out += -eta[i] * (1 - q[i] + (below.max() if below.size else 0.0)) ** g * np.log(q[i])
+    return out
+
+
+def test_lower_risk_witnesses_really_lower_the_risk():
+    g, k = 1.0, 10
+    q = np.random.default_rng(3).dirichlet(np.full(k, 20.0), 400)
+    q = q[q.max(1) <= d.phi_argmax(g, np.sort(q, 1)[:, -2])]
+    eta = d.dfl_stationary_posterior(q, g)
+    uc = q.max(1) < eta.max(1)
+    assert uc.sum() >= 1
+    wit = ds.lower_risk_witness(q[uc], eta[uc], g)
+    for qq, e, w in zip(q[uc], eta[uc], wit):
+        assert not np.isnan(w).any()
+        assert _risk_by_hand(w, e, g) < _risk_by_hand(qq, e, g)
+
+
+def test_over_confidence_study_focal_rows_match_the_focal_minimiser():
+    tab = ds.over_confidence_study([1.0], 200, seed=4)
+    assert tab["K"].iloc[0] == int(np.ceil(1.25 / np.exp(-2)))         # v_m = e^-2 at gamma = 1
+    eta = np.random.default_rng(4).dirichlet(np.full(tab["K"].iloc[0], 20.0), 200)
+    q = rp.theory.focal.focal_risk_minimizer(eta, 1.0)
+    inside = q.max(1) <= np.exp(-2)
+    assert tab["FL minimisers in (0, v_m]"].iloc[0] == inside.sum()
+    assert tab["FL: over-confident there"].iloc[0] == pytest.approx(np.mean(q.max(1)[inside] > eta.max(1)[inside]))
+
+
+# ------------------------------------------------- App. A and B, against mpmath derivatives
+def _u(v, g, c):
+    return (1 - v + c) ** 2 + 2 * g * v * (1 - v + c) + g * v ** 2 * mp.log(v)
+
+
+@pytest.mark.parametrize("g,c", [(0.3, 0.2), (0.7, 0.6), (0.5, 0.0)])
+def test_eq21_printed_derivatives_against_mpmath(g, c):
+    du1 = mp.diff(lambda t: _u(t, g, c), 1)
+    assert float(du1) == pytest.approx(-g - 2 * c * (1 - g), rel=1e-13)      # corrected value
+    assert (abs(float(du1) + g) > 1e-3) == (c > 0)                            # printed -gamma only at C = 0
+    du0 = mp.diff(lambda t: _u(t, g, c), mp.mpf("1e-30"))
+    assert float(du0) == pytest.approx(2 * (g - 1) + 2 * c * (g - 1), rel=1e-12)
+    v = mp.mpf("0.37")
+    assert float(mp.diff(lambda t: _u(t, g, c), v, 2)) == pytest.approx(float(2 - g + 2 * g * mp.log(v)), rel=1e-15)
+    assert float(mp.diff(lambda t: _u(t, g, c), v, 3)) == pytest.approx(float(2 * g / v), rel=1e-12)
+
+
+def test_appendix_table_flags_exactly_the_misprint_and_the_eq14_inconsistency():
+    tab = rp.theory.dual_focal_proofs.appendix_checks(n_points=4).set_index("key")
+    assert set(tab.index[~tab["agrees"]]) == {"eq21_v1", "eq14_j"}
+    assert tab.loc["eq21_v1", "correction agrees"]
+    f = rp.theory.dual_focal_proofs.as_function("eq21_v1", "derived")
+    g, c = 0.4, 0.3
+    assert f(1.0, g, c) == pytest.approx(float(mp.diff(lambda t: _u(t, g, c), 1)), abs=1e-14)

@@ -17,6 +17,8 @@ from scipy.optimize import minimize
 import replicate as rp
 
 F = rp.theory.fcl
+FS = rp.theory.fcl_study
+FP = rp.theory.fcl_properness
 
 
 def slsqp_minimizer(eta, g, lam, scale):
@@ -105,14 +107,14 @@ def test_lemma_a3_function_is_minus_the_partial_derivative_of_the_risk():
 
 
 def test_lemma_a3_table_limits_and_monotonicity():
-    tab = F.lemma_a3_table([0.5, 1.0, 3.0], [0.5, 2.0], [0.1, 0.9], grid=20001)
+    tab = FS.lemma_a3_table([0.5, 1.0, 3.0], [0.5, 2.0], [0.1, 0.9], grid=20001)
     assert tab["strictly decreasing"].all() and (tab["sign changes"] == 1).all()
     assert (tab["g(1e-12)"] > 1e9).all()
     np.testing.assert_allclose(tab["g(1 - 1e-12)"], tab["claimed limit at 1"], atol=1e-5)  # ~ (1-p)^gamma
 
 
 def test_focal_convexity_matches_mpmath_second_derivative():
-    tab = F.focal_convexity([0.5, 2.0, 3.0], grid=101)          # q = 0.01, 0.02, ..., 0.99
+    tab = FP.focal_convexity([0.5, 2.0, 3.0], grid=101)          # q = 0.01, 0.02, ..., 0.99
     q = np.linspace(0.01, 0.99, 99)
     for g, row in zip([0.5, 2.0, 3.0], tab.itertuples(index=False)):
         fd = np.array([float(mp.diff(lambda t: -(1 - t) ** g * mp.log(t), mp.mpf(x), 2)) for x in q])
@@ -156,9 +158,15 @@ def test_pgap_squared_loss_against_brute_force(family):
     assert F.post_processing_gap([0.3, 0.3, 0.3], [1, 0, 0]) == pytest.approx((0.3 - 1 / 3) ** 2)
 
 
-def test_pgap_under_confident_predictor_is_invisible_to_1_lipschitz_kappa():
+def test_pgap_centred_under_confidence_is_invisible_to_1_lipschitz_kappa_but_a_shift_is_not():
     v, m, yb = np.array([0.4, 0.6]), np.array([0.5, 0.5]), np.array([0.2, 0.8])
     assert F.post_processing_gap(v, yb, m, family="lipschitz") == pytest.approx(0.0, abs=1e-14)
+    assert rp.theory.postprocessing.lipschitz_gap_vanishes(v, yb, m)
+    # the same under-confident predictor, outcomes shifted by 0.1: kappa(v) = v - 0.1 is
+    # 1-Lipschitz and removes the shift, so the gap is 0.1^2 (brute force over kappa)
+    assert F.post_processing_gap(v, yb - 0.1, m, family="lipschitz") == pytest.approx(0.01, abs=1e-12)
+    assert brute_pgap(v, m, yb - 0.1, "lipschitz") == pytest.approx(0.01, abs=1e-4)
+    assert not rp.theory.postprocessing.lipschitz_gap_vanishes(v, yb - 0.1, m)
     # update family: kappa = v + u with |u2 - u1| <= 0.2 -> kappa = (0.3, 0.7): the squared
     # error drops from 0.04 to 0.01
     assert F.post_processing_gap(v, yb, m, family="update") == pytest.approx(0.03, abs=1e-12)
@@ -182,7 +190,7 @@ def test_blasiok_inequality_and_two_solvers_agree():
 
 def test_literal_theorem_4_5_counterexample_certified_by_an_explicit_map():
     g, lam = 2.0, 1.0
-    eta, mass = F.population_task(30)
+    eta, mass = FS.population_task(30)
     f = F.fcl_risk_minimizer(np.stack([eta, 1 - eta], -1), g, 0.0)[:, 0]
     fl_loss, fcl_loss = F.binary_loss("focal", gamma=g), F.binary_loss("fcl", gamma=g, lam=lam)
     assert F.post_processing_gap(f, eta, mass, loss=fl_loss) == pytest.approx(0.0, abs=1e-12)
@@ -194,9 +202,9 @@ def test_literal_theorem_4_5_counterexample_certified_by_an_explicit_map():
 
 
 def test_pgap_study_gap_shrinks_with_lambda():
-    tab = F.pgap_study(40, [2.0], [0.0, 0.5, 1.0, 2.0])
+    tab = FS.pgap_study(40, [2.0], [0.0, 0.5, 1.0, 2.0], populations={"symmetric": (2.0, 2.0)})
     assert np.all(np.diff(tab["pGap (update)"]) < 0)
-    eta, mass = F.population_task(40)
+    eta, mass = FS.population_task(40)
     f = F.fcl_risk_minimizer(np.stack([eta, 1 - eta], -1), 2.0, 1.0)[:, 0]
     assert tab["E|f - eta|"].iloc[2] == pytest.approx(np.sum(mass * np.abs(f - eta)))
 
@@ -223,10 +231,62 @@ def test_chapter_counterexamples_against_slsqp():
 
 
 def test_pgap_study_row_against_the_generic_solver():
-    tab = F.pgap_study(30, [2.0], [0.0])
-    eta, mass = F.population_task(30)
+    tab = FS.pgap_study(30, [2.0], [0.0], populations={"symmetric": (2.0, 2.0)})
+    eta, mass = FS.population_task(30)
     f = F.fcl_risk_minimizer(np.stack([eta, 1 - eta], -1), 2.0, 0.0)[:, 0]
     generic = F.post_processing_gap(f, eta, mass, loss=F.binary_loss("squared"), family="update", eps=0.0)
     assert tab["pGap (update)"].iloc[0] == pytest.approx(generic, abs=1e-8)
     s = tab["smCE"].iloc[0]
     assert s ** 2 <= tab["pGap (update)"].iloc[0] <= 2 * s
+
+
+# ------------------------------------------------ App. A.7 and A.8 Case 2, checked directly
+def test_brier_table_against_the_closed_form_risk():
+    tab = FP.brier_properness(ks=(2, 4), n=40, seed=3)
+    assert (tab["identity error"].dropna() < 1e-14).all()
+    for k, scaling, ratio in tab[["K", "scaling", "min excess / ||q - eta||^2"]].dropna().itertuples(index=False):
+        assert ratio == pytest.approx(1.0 if scaling == "sum" else 1.0 / k, rel=1e-9)   # excess = s ||q - eta||^2
+    assert (tab["max |argmin - eta|"] < 1e-6).all()
+    # closed form E ||q - y||^2 = ||q - eta||^2 + 1 - ||eta||^2 (Brier), at the module's summed risk
+    rng = np.random.default_rng(0)
+    q, eta = rng.dirichlet(np.ones(5), 7), rng.dirichlet(np.ones(5), 7)
+    np.testing.assert_allclose(FP._brier_risk(q, eta, 1.0),
+                               ((q - eta) ** 2).sum(1) + 1 - (eta ** 2).sum(1), rtol=1e-13)
+
+
+def test_focal_minimiser_is_unique_and_found_from_every_start():
+    etas = np.array([[0.5, 0.3, 0.2], [0.8, 0.2, 0.0]])
+    tab = FP.focal_uniqueness([0.5, 2.0], etas, n_starts=4, grid=2001, seed=2)
+    assert (tab["min f''"] > 0).all() and (tab["max f'"] < 0).all()
+    assert (tab["max distance to the KKT minimiser"] < 1e-6).all() and (tab["min risk excess"] > -1e-12).all()
+    np.testing.assert_allclose(F.fcl_risk_minimizer(etas[:1], 2.0, 0.0),
+                               rp.theory.focal.focal_risk_minimizer(etas[:1], 2.0), atol=1e-9)
+
+
+def test_cross_entropy_gap_is_the_relative_entropy_and_obeys_pinsker():
+    r = FP.cross_entropy_gap(3, 500, seed=1)
+    rng = np.random.default_rng(1)
+    eta, q = rng.dirichlet(np.ones(3), 500), rng.dirichlet(np.ones(3), 500)
+    kl = (eta * np.log(eta / q)).sum(1)
+    assert r == pytest.approx((kl / np.abs(q - eta).sum(1) ** 2).min(), rel=1e-10)
+    assert r >= 0.5
+
+
+# ------------------------------------------------------------ Definition 2.3, precisely
+def test_lipschitz_gap_vanishes_exactly_under_the_kkt_condition():
+    tab = FS.lipschitz_gap_table(20, seed=4)
+    assert ((tab["pGap (1-Lipschitz kappa)"] < 1e-10) == tab["zero gap predicted"]).all()
+    assert tab.groupby("predictor")["zero gap predicted"].mean().to_dict() == {
+        "random label means": 0.0, "under-confident, calibrated in the large": 1.0,
+        "under-confident, shifted by 0.05": 0.0}
+
+
+def test_skewed_population_focal_optimum_has_a_positive_literal_gap():
+    eta, mass = FS.population_task(40, 5.0, 2.0)
+    f = F.fcl_risk_minimizer(np.stack([eta, 1 - eta], -1), 2.0, 0.0)[:, 0]
+    shift = float(np.sum(mass * (f - eta)))
+    assert shift < -0.05                                    # under-confident and shifted down
+    # kappa(v) = v - shift is 1-Lipschitz and saves exactly shift^2 of squared error
+    gap = F.post_processing_gap(f, eta, mass, family="lipschitz")
+    assert gap >= shift ** 2 - 1e-12
+    assert np.all(np.abs(f - 0.5) <= np.abs(eta - 0.5) + 1e-12)   # pointwise under-confident

@@ -16,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["simplex_lattice", "minimize_on_simplex"]
+__all__ = ["simplex_lattice", "minimize_on_simplex", "pattern_search", "pairwise_directions"]
 
 _DEFAULT_RESOLUTION = {2: 2400, 3: 240, 4: 48}  # divisible by K: exact ties
 
@@ -38,7 +38,9 @@ def simplex_lattice(k: int, n: int) -> np.ndarray:
 
 def minimize_on_simplex(risk: Callable[[np.ndarray, np.ndarray], np.ndarray], params: np.ndarray,
                         k: int, *, resolution: int | None = None, tol: float = 1e-12,
-                        max_iter: int = 400, chunk: int = 64) -> tuple[np.ndarray, np.ndarray]:
+                        max_iter: int = 400, chunk: int = 64,
+                        lattice_risk: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+                        ) -> tuple[np.ndarray, np.ndarray]:
     """Global minimiser of ``risk(q, params)`` over the simplex, for each row of ``params``.
 
     Parameters
@@ -55,6 +57,11 @@ def minimize_on_simplex(risk: Callable[[np.ndarray, np.ndarray], np.ndarray], pa
         K, so that the lattice holds the uniform point and every tie pattern).
     tol : float
         Final pattern-search step.
+    lattice_risk : callable, optional
+        ``lattice_risk(grid, p)`` with ``grid`` of shape ``(M, K)`` and ``p`` of shape
+        ``(N, ...)`` returns the ``(N, M)`` risks of every lattice point for every row at
+        once (e.g. as a matrix product when the risk is linear in the parameters); it must
+        equal ``risk`` on the lattice. Without it ``risk`` is evaluated in chunks of rows.
 
     Returns
     -------
@@ -70,28 +77,59 @@ def minimize_on_simplex(risk: Callable[[np.ndarray, np.ndarray], np.ndarray], pa
     grid = simplex_lattice(k, n)
     best_q = np.empty((len(params), k))
     for s in range(0, len(params), chunk):
-        p = params[s:s + chunk, None]
-        vals = risk(np.broadcast_to(grid, (len(p),) + grid.shape), p)
+        p = params[s:s + chunk]
+        if lattice_risk is None:
+            vals = risk(np.broadcast_to(grid, (len(p),) + grid.shape), p[:, None])
+        else:
+            vals = lattice_risk(grid, p)
         vals = np.where(np.isfinite(vals), vals, np.inf)
         best_q[s:s + chunk] = grid[np.argmin(vals, axis=1)]
     span = range(-(k - 1), k)
     dirs = np.array([d for d in itertools.product(span, repeat=k) if any(d) and sum(d) == 0],
                     dtype=np.float64)
-    x = best_q.copy()
+    return pattern_search(risk, best_q, params, dirs, step=1.0 / n, tol=tol, max_iter=max_iter)
+
+
+def pairwise_directions(k: int) -> np.ndarray:
+    """The ``k (k - 1)`` directions ``e_i - e_j`` (move mass from class ``j`` to ``i``)."""
+    eye = np.eye(k)
+    return np.array([eye[i] - eye[j] for i in range(k) for j in range(k) if i != j])
+
+
+def pattern_search(risk: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: np.ndarray,
+                   params: np.ndarray, dirs: np.ndarray | None = None, *, step: float = 1e-2,
+                   tol: float = 1e-12, max_iter: int = 400,
+                   stop_below: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised compass search on the simplex from the rows of ``x0`` (any K).
+
+    Each iteration tries ``x + step * d`` for every direction ``d`` (rows of ``dirs``,
+    summing to zero; default :func:`pairwise_directions`), keeps the best if it lowers
+    ``risk`` and stays in the simplex, and halves the row's step otherwise, until the step
+    is below ``tol``. ``risk(q, p)`` as in :func:`minimize_on_simplex`. Returns the points
+    and their risks; it only ever moves downhill, so a returned risk below a reference value
+    certifies that the reference point is not a minimiser (``stop_below``: per-row values
+    at which a row stops searching, for such certificates).
+    """
+    x = np.array(x0, dtype=np.float64)
+    params = np.asarray(params, dtype=np.float64)
+    dirs = pairwise_directions(x.shape[-1]) if dirs is None else np.asarray(dirs, dtype=np.float64)
     fx = risk(x[:, None, :], params[:, None])[:, 0]
-    step = np.full(len(x), 1.0 / n)
+    steps = np.full(len(x), float(step))
+    rows = np.arange(len(x))
     for _ in range(int(max_iter)):
-        active = step > tol
+        active = steps > tol
+        if stop_below is not None:
+            active &= ~(fx < stop_below)
         if not active.any():
             break
-        cand = x[:, None, :] + step[:, None, None] * dirs[None]
+        cand = x[:, None, :] + steps[:, None, None] * dirs[None]
         ok = (cand >= 0).all(-1)
         vals = risk(np.where(ok[..., None], cand, x[:, None, :]), params[:, None])
         vals = np.where(ok & np.isfinite(vals), vals, np.inf)
         j = np.argmin(vals, axis=1)
-        fj = vals[np.arange(len(x)), j]
+        fj = vals[rows, j]
         better = active & (fj < fx)
-        x = np.where(better[:, None], cand[np.arange(len(x)), j], x)
+        x = np.where(better[:, None], cand[rows, j], x)
         fx = np.where(better, fj, fx)
-        step = np.where(better | ~active, step, step / 2.0)
+        steps = np.where(better | ~active, steps, steps / 2.0)
     return x, fx

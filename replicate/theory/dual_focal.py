@@ -22,6 +22,8 @@ Eq. 9 map, so that the chapter can test Theorem 1 and Eqs. 9-11 against each oth
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ._simplex import minimize_on_simplex
@@ -245,11 +247,49 @@ def focal_conditional_risk(q, eta, gamma):
     return np.where(eta > 0, eta * loss, 0.0).sum(-1)
 
 
-def _minimize(risk, eta, resolution):
+def _minimize(risk, eta, resolution, lattice_risk=None):
     eta = _simplex(eta, "eta")
     shape = eta.shape
-    q, _ = minimize_on_simplex(risk, eta.reshape(-1, shape[-1]), shape[-1], resolution=resolution)
+    q, _ = minimize_on_simplex(risk, eta.reshape(-1, shape[-1]), shape[-1], resolution=resolution,
+                               lattice_risk=lattice_risk)
     return q.reshape(shape)
+
+
+def _linear_risks(losses, eta):
+    """``sum_i eta_i L_i`` for every lattice point (``losses`` (M, K)) and posterior (N, K);
+    a class with ``eta_i = 0`` contributes 0 even where its loss is infinite."""
+    finite = np.isfinite(losses)
+    out = eta @ np.where(finite, losses, 0.0).T
+    edge = np.flatnonzero(~finite.all(1))               # lattice points with some q_i = 0
+    if edge.size:
+        hit = (eta[:, None, :] > 0) & ~finite[None, edge, :]
+        out[:, edge] = np.where(hit.any(-1), np.inf, out[:, edge])
+    return out
+
+
+def _lattice_risks(grid, eta, g: float, ties: str, same_order: bool):
+    """DFL risks of every lattice point for every posterior at once (the risk is linear in
+    ``eta``). ``ties="limit"``: the smallest limit from tie-free predictions is the minimum,
+    over the orders in which the tied classes can be split, of the risk of that split."""
+    k = grid.shape[-1]
+    strict = _dual_probability(grid, None, "strict")
+    variants = [strict]
+    if ties == "limit":
+        tied = (grid[:, None, :] == grid[:, :, None]) & ~np.eye(k, dtype=bool)   # [m, i, l]
+        variants = []
+        for order in itertools.permutations(range(k)):
+            rank = np.argsort(order)                    # rank[i]: place of class i in the split
+            above = tied & (rank[None, None, :] < rank[None, :, None])   # a tied class l below i
+            variants.append(np.where(above.any(-1), grid, strict))
+    risks = _linear_risks(_per_class_loss(grid, g, variants[0]), eta)
+    for c in variants[1:]:
+        np.minimum(risks, _linear_risks(_per_class_loss(grid, g, c), eta), out=risks)
+    if same_order:
+        bad = np.zeros(risks.shape, dtype=bool)
+        for a, b in itertools.permutations(range(k), 2):
+            bad |= (eta[:, a] < eta[:, b])[:, None] & (grid[:, a] > grid[:, b])[None, :]
+        risks = np.where(bad, np.inf, risks)
+    return risks
 
 
 def dual_focal_risk_minimizer(eta, gamma, *, ties: str = "strict", same_order: bool = False,
@@ -273,7 +313,8 @@ def dual_focal_risk_minimizer(eta, gamma, *, ties: str = "strict", same_order: b
             r = np.where(bad, np.inf, r)
         return r
 
-    return _minimize(risk, eta, resolution)
+    return _minimize(risk, eta, resolution,
+                     lambda grid, p: _lattice_risks(grid, p, g, ties, same_order))
 
 
 def focal_risk_minimizer_bruteforce(eta, gamma, *, resolution: int | None = None):
@@ -353,17 +394,3 @@ def paper_eq9_posterior(q, gamma):
     np.put_along_axis(is_j, order[..., 1:2], True, -1)
     h = q / np.where(is_j, 1.0, phi)
     return h / h.sum(-1, keepdims=True)
-
-
-
-_STUDY = ("SIZES", "binary_minimizer_curve", "binary_tie_threshold", "eq9_check", "lemma1_check",
-          "posterior_study", "region_grid")
-
-
-def __getattr__(name: str):
-    """The chapter's study tables live in :mod:`replicate.theory.dual_focal_study`."""
-    if name in _STUDY:
-        from . import dual_focal_study
-
-        return getattr(dual_focal_study, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,6 +35,7 @@ __all__ = [
     "fcl_conditional_risk",
     "fcl_risk_minimizer",
     "focal_weight",
+    "focal_curvature",
     "lemma_a3_function",
     "theorem_4_1_sides",
     "binary_loss",
@@ -142,16 +143,29 @@ def lemma_a3_function(p, eta, gamma, lam, *, brier: str = "sum", num_classes: in
     return np.where(e > 0, e * f, 0.0) - 2.0 * _lam(lam) * s * (p - e)
 
 
+def focal_curvature(p, g: float):
+    """``l''(p)`` of the focal term ``l(p) = -(1-p)^gamma log p`` (App. A.3, Step 1):
+    ``gamma (1-gamma) (1-p)^(gamma-2) log p + 2 gamma (1-p)^(gamma-1) / p + (1-p)^gamma / p^2``."""
+    one_m = 1.0 - p
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = one_m ** g / (p * p)
+        if g > 0:
+            out = out + g * (1.0 - g) * one_m ** (g - 2.0) * np.log(p) + 2.0 * g * one_m ** (g - 1.0) / p
+    return out
+
+
 def fcl_risk_minimizer(eta, gamma, lam, *, brier: str = "sum", iters: int = 52,
                        outer_iters: int = 64):
     """The prediction minimising the FCL conditional risk at posterior ``eta`` (last axis).
 
-    Solves the KKT system exactly (to float64 resolution) by nested bisection, vectorised
-    over rows: for a multiplier ``nu`` every class's ``q_i(nu)`` is the largest ``p`` in
-    [0, 1] with ``g_i(p) >= nu`` (``g_i`` strictly decreases, see :func:`lemma_a3_function`;
-    classes with ``eta_i = 0`` get ``q_i = max(0, -nu / (2 lambda s))``), and ``nu`` is
-    bisected until ``sum_i q_i(nu) = 1``. ``lam = 0`` gives the focal-loss minimiser of
-    Charoenphakdee et al.; ``gamma = 0`` and ``lam = 0`` give ``eta`` (cross-entropy).
+    Solves the KKT system exactly (to float64 resolution), vectorised over rows: for a
+    multiplier ``nu`` every class's ``q_i(nu)`` is the largest ``p`` in [0, 1] with
+    ``g_i(p) >= nu``, found by bisection (``g_i`` strictly decreases, see
+    :func:`lemma_a3_function`; classes with ``eta_i = 0`` get ``q_i = max(0, -nu / (2 lambda
+    s))``), and ``nu`` solves ``sum_i q_i(nu) = 1`` by Newton's method
+    (``dq_i/dnu = 1 / g_i'(q_i)``) kept inside a shrinking bisection bracket. ``lam = 0``
+    gives the focal-loss minimiser of Charoenphakdee et al.; ``gamma = 0`` and ``lam = 0``
+    give ``eta`` (cross-entropy).
 
     Parameters
     ----------
@@ -163,7 +177,8 @@ def fcl_risk_minimizer(eta, gamma, lam, *, brier: str = "sum", iters: int = 52,
         ``||q - y||^2`` summed over classes or divided by ``K``.
     iters, outer_iters : int
         Bisection steps of the inner search (per class, on [0, 1]: 52 reach float64
-        resolution) and of the outer search on ``nu``.
+        resolution) and the most steps of the outer search on ``nu`` (Newton usually
+        converges in fewer than ten).
     """
     e = _simplex(eta, "eta")
     g, lv = _gamma(gamma), _lam(lam)
@@ -195,14 +210,32 @@ def fcl_risk_minimizer(eta, gamma, lam, *, brier: str = "sum", iters: int = 52,
         lin = np.clip(-nu[:, None] / a, 0.0, 1.0) if a > 0 else np.zeros_like(e)
         return np.where(pos, q, lin)
 
+    def dq_dnu(q, nu):
+        """``dq_i/dnu = 1 / g_i'(q_i)`` (0 where ``q_i`` sits at 0 or 1)."""
+        inner = pos & (q > 0) & (q < 1)
+        qs = np.where(inner, q, 0.5)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            slope = -e * focal_curvature(qs, g) - a
+            d = np.where(inner, 1.0 / slope, 0.0)
+        lin = ~pos & (a > 0) & (-nu[:, None] / max(a, 1e-300) > 0) & (-nu[:, None] / max(a, 1e-300) < 1)
+        return np.where(lin, -1.0 / max(a, 1e-300), np.where(np.isfinite(d), d, 0.0))
+
     nu_hi = gfun(np.full_like(e, 1.0 / k)).max(1)     # every q_i <= 1/K
     nu_lo = gfun(np.ones_like(e)).min(1)               # some q_i = 1
-    for _ in range(int(outer_iters)):
-        mid = 0.5 * (nu_lo + nu_hi)
-        big = q_of(mid).sum(1) > 1.0
-        nu_lo = np.where(big, mid, nu_lo)
-        nu_hi = np.where(big, nu_hi, mid)
-    q = q_of(0.5 * (nu_lo + nu_hi))
+    nu = 0.5 * (nu_lo + nu_hi)
+    for _ in range(int(outer_iters)):                  # Newton on nu, bisection as safeguard
+        q = q_of(nu)
+        h = q.sum(1) - 1.0                             # decreasing in nu
+        nu_lo = np.where(h > 0, nu, nu_lo)
+        nu_hi = np.where(h < 0, nu, nu_hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = nu - h / dq_dnu(q, nu).sum(1)
+        ok = np.isfinite(step) & (step > nu_lo) & (step < nu_hi)
+        done = (np.abs(h) <= 8 * k * 2.0 ** -52) | (nu_hi - nu_lo <= 4e-16 * np.abs(nu))
+        if done.all():
+            break
+        nu = np.where(done, nu, np.where(ok, step, 0.5 * (nu_lo + nu_hi)))
+    q = q_of(nu)
     q = q / q.sum(1, keepdims=True)
     return q.reshape(shape)
 
@@ -248,16 +281,3 @@ def binary_loss(kind: str, *, gamma: float = 0.0, lam: float = 0.0, brier: str =
         return value, grad
 
     return loss
-
-
-_STUDY = ("SIZES", "smce_vs_relplot", "binary_minimizer_curves", "properness_table", "theorem_4_1_study", "lemma_a3_table",
-          "focal_convexity", "population_task", "pgap_study", "literal_pgap_study")
-
-
-def __getattr__(name: str):
-    """The chapter's study tables live in :mod:`replicate.theory.fcl_study`."""
-    if name in _STUDY:
-        from . import fcl_study
-
-        return getattr(fcl_study, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,8 +1,10 @@
-"""Studies behind the focal calibration loss chapter (Liang et al.): the tables it shows.
+"""Studies behind the focal calibration loss chapter (Liang et al.): Theorem 4.1, Lemma A.3,
+the post-processing gap (Def. 2.3, Theorem 4.5) and smCE beside relplot.
 
 Built on the exact FCL risk minimiser (:func:`replicate.theory.fcl.fcl_risk_minimizer`),
 the reconstructed Lemma A.3 function and the exact smCE / post-processing gap solvers of
-:mod:`replicate.theory.postprocessing`.
+:mod:`replicate.theory.postprocessing`. Properness (App. A.3, A.7, A.8) is in
+:mod:`replicate.theory.fcl_properness`.
 """
 from __future__ import annotations
 
@@ -11,52 +13,14 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from .fcl import (
-    binary_loss, fcl_risk_minimizer, lemma_a3_function, post_processing_gap,
-    smooth_calibration_error, theorem_4_1_sides,
-)
+from .fcl import binary_loss, fcl_risk_minimizer, lemma_a3_function, theorem_4_1_sides
+from .postprocessing import lipschitz_gap_vanishes, post_processing_gap, smooth_calibration_error
 
-__all__ = ["SIZES", "smce_vs_relplot", "binary_minimizer_curves", "properness_table", "theorem_4_1_study", "lemma_a3_table",
-           "focal_convexity", "population_task", "pgap_study", "literal_pgap_study"]
+__all__ = ["POPULATIONS", "smce_vs_relplot", "theorem_4_1_study", "lemma_a3_table", "population_task",
+           "pgap_study", "literal_pgap_study", "lipschitz_gap_table"]
 
-
-#: Sizes per profile (the chapter scales only its grids and sample counts with the profile).
-SIZES = {
-    "smoke": dict(n_eta=41, n_posteriors=50, n_support=30, n_literal=12, n_samples=1000, grid=20001),
-    "cpu": dict(n_eta=199, n_posteriors=300, n_support=80, n_literal=30, n_samples=5000, grid=200001),
-    "gpu": dict(n_eta=199, n_posteriors=300, n_support=80, n_literal=30, n_samples=5000, grid=200001),
-    "paper": dict(n_eta=299, n_posteriors=400, n_support=100, n_literal=40, n_samples=10000,
-                  grid=200001),
-}
-
-
-def binary_minimizer_curves(etas, gammas, lams, *, brier: str = "sum") -> pd.DataFrame:
-    """``q*_1`` against ``eta_1`` for every (gamma, lambda) (long format)."""
-    e = np.asarray(etas, dtype=float)
-    eta = np.stack([e, 1 - e], -1)
-    frames = [pd.DataFrame({"gamma": float(g), "lambda": float(lv), "eta": e,
-                            "q*": fcl_risk_minimizer(eta, g, lv, brier=brier)[:, 0]})
-              for g, lv in itertools.product(gammas, lams)]
-    return pd.concat(frames, ignore_index=True)
-
-
-def properness_table(eta, gammas, lams, *, brier: str = "sum") -> pd.DataFrame:
-    """For posteriors ``eta`` (rows), the largest ``|q*_i - eta_i|`` per (gamma, lambda)."""
-    eta = np.atleast_2d(np.asarray(eta, dtype=float))
-    rows = []
-    for g, lv in itertools.product(gammas, lams):
-        q = fcl_risk_minimizer(eta, g, lv, brier=brier)
-        err = np.abs(q - eta).max(1)
-        rows.append({"gamma": float(g), "lambda": float(lv), "max |q* - eta|": float(err.max()),
-                     "mean |q* - eta|_max": float(err.mean()),
-                     "order preserved": float(np.mean(_same_order(q, eta)))})
-    return pd.DataFrame(rows)
-
-
-def _same_order(q, eta, atol=1e-9):
-    """Row-wise: ``eta_a < eta_b`` implies ``q_a < q_b`` (strict order preservation, Def. 4.3)."""
-    lt = eta[:, :, None] < eta[:, None, :] - 1e-12
-    return ~(lt & (q[:, :, None] >= q[:, None, :] - atol)).any((1, 2))
+#: The binary populations of the post-processing study: Beta(a, b) masses of eta.
+POPULATIONS = {"symmetric, Beta(2, 2)": (2.0, 2.0), "skewed, Beta(5, 2)": (5.0, 2.0)}
 
 
 def theorem_4_1_study(n: int, k: int, gamma: float, lams, *, seed: int = 0, brier: str = "sum"):
@@ -115,22 +79,6 @@ def lemma_a3_table(gammas, lams, etas, *, brier: str = "sum", num_classes: int =
     return pd.DataFrame(rows)
 
 
-def focal_convexity(gammas, *, grid: int = 100001) -> pd.DataFrame:
-    """App. A.3 Step 1: the smallest second derivative of ``-(1-q)^gamma log q`` on (0, 1).
-
-    ``l'' = gamma(1-gamma)(1-q)^(gamma-2) log q + 2 gamma (1-q)^(gamma-1)/q + (1-q)^gamma/q^2``.
-    """
-    q = np.linspace(0.0, 1.0, grid)[1:-1]
-    rows = []
-    for g in gammas:
-        g = float(g)
-        d2 = (g * (1 - g) * (1 - q) ** (g - 2) * np.log(q) + 2 * g * (1 - q) ** (g - 1) / q
-              + (1 - q) ** g / q ** 2)
-        rows.append({"gamma": g, "min second derivative": float(d2.min()),
-                     "argmin q": float(q[np.argmin(d2)])})
-    return pd.DataFrame(rows)
-
-
 def population_task(n: int, a: float = 2.0, b: float = 2.0):
     """A binary population: ``eta`` on the midpoints of ``n`` equal cells, mass ~ Beta(a, b).
 
@@ -142,40 +90,68 @@ def population_task(n: int, a: float = 2.0, b: float = 2.0):
     return eta, mass / mass.sum()
 
 
-def pgap_study(n: int, gammas, lams, *, brier: str = "sum", a: float = 2.0, b: float = 2.0):
+def pgap_study(n: int, gammas, lams, *, brier: str = "sum", populations=None) -> pd.DataFrame:
     """Squared-loss post-processing gap (both families) and smCE of idealised predictors.
 
-    For every (gamma, lambda) the predictor is the pointwise FCL minimiser ``q*(eta(x))``
-    on :func:`population_task` (``lambda = 0``: focal loss).
+    For every population of ``populations`` (name -> Beta ``(a, b)``, default
+    :data:`POPULATIONS`) and every (gamma, lambda) the predictor is the pointwise FCL minimiser
+    ``q*(eta(x))`` on :func:`population_task` (``lambda = 0``: focal loss). Columns also give
+    ``E[f - y]`` (calibration in the large) and whether the 1-Lipschitz gap must vanish by
+    :func:`~replicate.theory.postprocessing.lipschitz_gap_vanishes`.
     """
-    eta, mass = population_task(n, a, b)
     rows = []
-    for g in gammas:
-        for lv in lams:
+    for name, (a, b) in (POPULATIONS if populations is None else populations).items():
+        eta, mass = population_task(n, a, b)
+        for g, lv in itertools.product(gammas, lams):
             f = fcl_risk_minimizer(np.stack([eta, 1 - eta], -1), g, lv, brier=brier)[:, 0]
-            rows.append({"gamma": float(g), "lambda": float(lv),
+            rows.append({"population": name, "gamma": float(g), "lambda": float(lv),
                          "pGap (update)": post_processing_gap(f, eta, mass, family="update"),
                          "pGap (1-Lipschitz kappa)": post_processing_gap(f, eta, mass, family="lipschitz"),
                          "smCE": smooth_calibration_error(f, eta, mass),
-                         "E|f - eta|": float(np.sum(mass * np.abs(f - eta)))})
+                         "E[f - y]": float(np.sum(mass * (f - eta))),
+                         "E|f - eta|": float(np.sum(mass * np.abs(f - eta))),
+                         "zero gap predicted": lipschitz_gap_vanishes(f, eta, mass, tol=1e-12)})
     return pd.DataFrame(rows)
 
 
-def literal_pgap_study(n: int, gamma: float, lams, *, family: str = "update", brier: str = "sum",
-                       a: float = 2.0, b: float = 2.0) -> pd.DataFrame:
-    """Theorem 4.5 read literally: one predictor, its gap under FCL's loss and under FL's.
+def literal_pgap_study(n: int, gamma: float, lams, *, brier: str = "sum", a: float = 5.0,
+                       b: float = 2.0) -> pd.DataFrame:
+    """Theorem 4.5 read literally: one predictor, its gap under FCL's loss and under FL's,
+    for both post-processing families.
 
-    The predictor is the focal-loss minimiser ``q*_FL(eta)``, so no post-processing lowers
-    its expected focal loss (``pGap_FL = 0``). The FCL gap is computed with the exact convex
-    solver for each lambda.
+    The predictor is the focal-loss minimiser ``q*_FL(eta)`` on :func:`population_task`
+    (default the skewed Beta(5, 2) population), so no post-processing lowers its expected
+    focal loss (``pGap_FL = 0``). The FCL gap is computed with the exact convex solver.
     """
     eta, mass = population_task(n, a, b)
     f = fcl_risk_minimizer(np.stack([eta, 1 - eta], -1), gamma, 0.0, brier=brier)[:, 0]
-    fl = post_processing_gap(f, eta, mass, loss=binary_loss("focal", gamma=gamma), family=family)
-    rows = [{"lambda": float(lv), "pGap under FL": fl,
-             "pGap under FCL": post_processing_gap(
-                 f, eta, mass, loss=binary_loss("fcl", gamma=gamma, lam=lv, brier=brier), family=family)}
-            for lv in lams]
+    rows = []
+    for family in ("update", "lipschitz"):
+        fl = post_processing_gap(f, eta, mass, loss=binary_loss("focal", gamma=gamma), family=family)
+        rows += [{"family": family, "lambda": float(lv), "pGap under FL": fl,
+                  "pGap under FCL": post_processing_gap(
+                      f, eta, mass, loss=binary_loss("fcl", gamma=gamma, lam=lv, brier=brier), family=family)}
+                 for lv in lams]
+    return pd.DataFrame(rows)
+
+
+def lipschitz_gap_table(n_random: int, *, n_support: int = 12, seed: int = 0) -> pd.DataFrame:
+    """The squared-loss gap over 1-Lipschitz ``kappa`` (BVLS) against the condition of
+    :func:`~replicate.theory.postprocessing.lipschitz_gap_vanishes`, on random predictors
+    with ``n_support`` distinct values in [0.25, 0.75]: label means drawn at random, or
+    under-confident and calibrated in the large (``ybar = v + d (v - E f)``, ``d`` in
+    (0, 1/2): stretched about the mean), and the latter shifted by 0.05. One row each."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(int(n_random)):
+        v, m = np.sort(rng.uniform(0.25, 0.75, n_support)), rng.dirichlet(np.ones(n_support))
+        stretched = v + rng.uniform(0.0, 0.5) * (v - np.sum(m * v))
+        for kind, yb in [("random label means", rng.uniform(0, 1, n_support)),
+                         ("under-confident, calibrated in the large", stretched),
+                         ("under-confident, shifted by 0.05", stretched + 0.05)]:
+            rows.append({"predictor": kind,
+                         "pGap (1-Lipschitz kappa)": post_processing_gap(v, yb, m, family="lipschitz"),
+                         "zero gap predicted": lipschitz_gap_vanishes(v, yb, m, tol=1e-12)})
     return pd.DataFrame(rows)
 
 

@@ -328,23 +328,3 @@ def confidence_raising_threshold(gamma) -> float:
     # log r < 0 just above the minimum of r (at most 1/e) and > 0 near q = 1.
     qs = np.linspace(1e-6, 0.5, 2001)
     return float(brentq(log_r, qs[int(np.argmin(log_r(qs)))], 1.0 - 1e-12, xtol=1e-15))
-
-
-# The chapter reaches the checks and figures through this module (``rp.theory.fts.X``).
-_LAZY = {
-    "fts_report": "fts_claims", "focal_minimizer_scipy": "fts_claims", "SIZES": "fts_claims",
-    **{f"figure{i}": "fts_figures" for i in range(1, 8)},
-    "simplex_grid": "fts_figures", "to_xy": "fts_figures",
-    **{name: "fts_bounds" for name in (
-        "binary_logit_correction", "focal_calibration_logit", "slope_correction_at_zero",
-        "tightest_temperature_bounds", "paper_grid_temperature_bounds", "prop3_check",
-        "logit_grid", "closest_temperature", "temperature_fits", "linear_fit")},
-}
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__package__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,8 +25,8 @@ from .fts import check_gamma, focal_calibration_map
 
 __all__ = [
     "binary_logit_correction", "focal_calibration_logit", "slope_correction_at_zero",
-    "tightest_temperature_bounds", "paper_grid_temperature_bounds", "prop3_check",
-    "logit_grid", "closest_temperature", "temperature_fits", "linear_fit",
+    "tightest_temperature_bounds", "paper_grid_temperature_bounds", "prop3_check", "prop3_logit_check",
+    "logit_grid", "canonical_logits", "closest_temperature", "temperature_fits", "linear_fit",
 ]
 
 
@@ -178,6 +178,43 @@ def prop3_check(gamma, s_values, *, dps: int | None = None):
     return out
 
 
+def prop3_logit_check(gammas, s_values) -> dict:
+    """Prop. 3 on a dense grid of gamma and logits, in logit space (float64).
+
+    Sigmoid is increasing, so each printed inequality between probabilities is the same
+    inequality between logits: ``logit FC(s) = (gamma+1) s - C(s)`` (exact, see
+    :func:`binary_logit_correction`) against ``s / k`` (the exponent as printed) or ``k s``
+    (the stated temperatures ``T = 1/k``), ``k`` in ``{gamma+1, gamma+1-log(gamma+1)/2}``.
+    Returns the number of (gamma, s != 0) points violating each reading (as in
+    :func:`prop3_check`) and, for the corrected reading, the smallest margins
+    ``C(s)/s`` and ``log(gamma+1)/2 - C(s)/s`` over ``s > 0`` (both must be positive; ``C``
+    is odd, so ``s < 0`` mirrors them).
+    """
+    g = np.asarray(gammas, dtype=np.float64)[:, None]
+    s = np.asarray(s_values, dtype=np.float64)
+    s = s[s != 0][None, :]
+    if np.any(g <= 0):
+        raise ValueError("gammas must be > 0 for prop3_logit_check")
+    k_steep, k_flat = g + 1.0, g + 1.0 - np.log1p(g) / 2.0
+    c = np.log1p(g * _h_of_logit(s)) - np.log1p(g * _h_of_logit(-s))
+    fc = (g + 1.0) * s - c
+    neg = s < 0
+
+    def count(a, b, reverse=False):
+        lower = neg != reverse                      # where the printed order reads a > FC > b
+        holds = np.where(lower, (a > fc) & (fc > b), (a < fc) & (fc < b))
+        return int((~holds).sum())
+
+    ratio = c / s
+    pos = np.broadcast_to(s > 0, ratio.shape)
+    return {"points": int(fc.size),
+            "as_printed": count(s / k_steep, s / k_flat),
+            "temperatures_printed_order": count(k_steep * s, k_flat * s),
+            "temperatures_reversed": count(k_steep * s, k_flat * s, reverse=True),
+            "margin_low": float(ratio[pos].min()),
+            "margin_high": float((np.broadcast_to(np.log1p(g) / 2.0, ratio.shape) - ratio)[pos].min())}
+
+
 def logit_grid(n_classes: int, step: float, lim: float = 5.0):
     """Logit vectors with the last logit 0 and the others on ``[-lim, lim]`` with ``step``."""
     if n_classes < 2:
@@ -187,7 +224,14 @@ def logit_grid(n_classes: int, step: float, lim: float = 5.0):
     return np.stack([m.ravel() for m in mesh] + [np.zeros(mesh[0].size)], axis=-1)
 
 
-def closest_temperature(gamma, logits):
+def canonical_logits(logits):
+    """One row per class of logit vectors equal up to a permutation and a common shift
+    (sorted, maximum 0): the focal map and temperature scaling commute with both."""
+    z = np.asarray(logits, dtype=np.float64)
+    return np.unique(np.sort(z - z.max(-1, keepdims=True), axis=-1), axis=0)
+
+
+def closest_temperature(gamma, logits, *, canonical: bool = False):
     """Temperature whose map is closest to focal calibration in the max-norm (Sec. 3.2/3.3).
 
     Minimises ``max |FC(softmax(z)) - softmax(z / T)|`` over the logit vectors ``z``
@@ -197,11 +241,13 @@ def closest_temperature(gamma, logits):
     then a bounded scalar refinement between the neighbours of the best scan point. The
     refinement runs on the rows that are worst near the scan optimum and is repeated with
     more rows until the maximum over *all* rows at the result equals the subset's, so the
-    answer is that of the full grid. Returns ``(T, max deviation)``.
+    answer is that of the full grid. Logit vectors that are equal up to a permutation and a
+    common shift give the same deviation and are evaluated once (:func:`canonical_logits`;
+    ``canonical=True`` says ``logits`` already are). Returns ``(T, max deviation)``.
     """
     g = check_gamma(gamma)
     z = np.asarray(logits, dtype=np.float64)
-    z = z - z.max(-1, keepdims=True)
+    z = z if canonical else canonical_logits(z)
     fc = focal_calibration_map(softmax(z, axis=-1), g)
 
     def rowdev(k, rows=slice(None)):
@@ -226,7 +272,8 @@ def closest_temperature(gamma, logits):
 
 def temperature_fits(gammas, logits):
     """:func:`closest_temperature` for each gamma: arrays ``(T, max deviation)``."""
-    res = np.array([closest_temperature(g, logits) for g in np.asarray(gammas, float)])
+    z = canonical_logits(logits)
+    res = np.array([closest_temperature(g, z, canonical=True) for g in np.asarray(gammas, float)])
     return res[:, 0], res[:, 1]
 
 

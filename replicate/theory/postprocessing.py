@@ -23,7 +23,10 @@ Two post-processing families are offered. ``family="update"`` is Blasiok et al.'
 update ``kappa(v) - v`` is 1-Lipschitz (so ``kappa`` may stretch predictions apart, which
 fixing under-confidence needs); with it they prove ``smCE^2 <= pGap <= 2 smCE`` for the
 squared loss. ``family="lipschitz"`` is the FCL paper's wording, ``kappa`` itself
-1-Lipschitz: it can only compress predictions, so it cannot undo under-confidence.
+1-Lipschitz: it cannot stretch predictions apart, but it can still shift them. For the
+squared loss its gap is zero exactly when the predictor is calibrated in the large and
+under-confident above every threshold (:func:`lipschitz_gap_vanishes`): the KKT conditions
+of the identity map. A predictor that is under-confident *and* shifted has a positive gap.
 For the squared loss the range constraint ``kappa in [0, 1]`` never binds (clipping a
 feasible map to [0, 1] keeps it feasible and moves every value towards its targets in
 [0, 1]), so it is dropped there.
@@ -36,7 +39,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog, lsq_linear, minimize
 
-__all__ = ["support", "smooth_calibration_error", "post_processing_gap"]
+__all__ = ["support", "smooth_calibration_error", "post_processing_gap", "lipschitz_gap_vanishes"]
 
 _FAMILIES = ("update", "lipschitz")
 
@@ -166,3 +169,19 @@ def post_processing_gap(f, y, weights=None, *, loss: str | Callable = "squared",
         after = min(after, before)                 # the identity map is always feasible
     gap = max(float(before - after), 0.0)
     return (gap, (v, kappa)) if return_map else gap
+
+
+def lipschitz_gap_vanishes(f, y, weights=None, *, tol: float = 1e-12) -> bool:
+    """Whether the squared-loss gap over 1-Lipschitz ``kappa`` (``family="lipschitz"``) is 0.
+
+    At the distinct predictions ``v_1 < ... < v_n`` with masses ``m_i`` and mean labels
+    ``ybar_i`` the identity is optimal iff the KKT multipliers of its active constraints
+    ``kappa_{i+1} - kappa_i <= v_{i+1} - v_i`` are non-negative:
+    ``mu_i = 2 sum_{l <= i} m_l (v_l - ybar_l) >= 0`` for ``i < n`` and the total is 0. In
+    words: ``E[f] = E[y]`` and ``E[(y - f) 1{f > t}] >= 0`` for every ``t`` (above every
+    threshold the outcomes exceed the predictions on aggregate: under-confidence that is
+    calibrated in the large). ``tol`` is the slack allowed on both conditions.
+    """
+    v, m, yb = support(f, y, weights)
+    r = np.cumsum(m * (v - yb))
+    return bool(abs(r[-1]) <= tol and np.all(r[:-1] >= -tol))
