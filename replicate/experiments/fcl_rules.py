@@ -245,9 +245,9 @@ def initial_ce_steadier(ev):
     if h is None:
         return "–", untested(ev.why("history"))
     first, last, w = _window(ev, "initial")
-    if not {"cross_entropy", "fl3"} <= set(w.index) or w.loc[["cross_entropy", "fl3"], "jitter"].isna().any():
-        return "–", untested(f"the paper's epochs 0-50 are our epochs {first}-{last}: fewer than three epochs, no "
-                             f"variability to compare")
+    if not {"cross_entropy", "fl3"} <= set(w.index) or (w.loc[["cross_entropy", "fl3"], "n_epochs"] < 4).any():
+        return "–", untested(f"the paper's epochs 0-50 are our epochs {first}-{last}: fewer than four epochs, too "
+                             f"few changes to compare their variability")
     ce, fl = w.loc["cross_entropy", "jitter"], w.loc["fl3", "jitter"]
     return f"epochs {first}-{last}: s.d. of epoch-to-epoch changes CE {ce:.3f}, FL-3 {fl:.3f}", fl > ce
 
