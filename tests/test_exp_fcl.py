@@ -3,7 +3,6 @@ the figure helpers, the claims as rules (constructed numbers and the paper's own
 the committed cpu runs against their records."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pandas as pd
