@@ -164,13 +164,19 @@ def toy_study(profile: str = "cpu"):
     return toy2d.study(**TOY.get(name, TOY["default"]))
 
 
+def rules(**thresholds) -> tuple:
+    """The paper's experimental claims as :class:`replicate.comparison.Claim` rules
+    (:func:`.fcl_rules.rules`; keywords set the thresholds the paper leaves open)."""
+    from .fcl_rules import rules as fcl_rules
+
+    return fcl_rules(**thresholds)
+
+
 def claims_log(p: cmp.Plan, runs: dict, toy=None) -> ClaimLog:
     """The chapter's claims table: every rule of :mod:`.fcl_rules` on the paper's printed
     tables and on our runs (``runs``: :func:`load_groups` or :func:`replicate.comparison.train`
     output; a missing group makes the claims that need it "not tested", with the reason);
     ``toy`` is :func:`toy_study`'s frame (None: Fig. 7's claims not tested)."""
-    from .fcl_rules import rules
-
     log = ClaimLog(PAPER, CHAPTER, kind="experiment", section=SECTION)
     return cmp.log_claims(log, rules(), evidence(p, runs, toy))
 

@@ -149,8 +149,9 @@ def figure7(grids: Mapping[tuple, tuple], study: pd.DataFrame, seed: int, captio
         ax.contour(xs, ys, p, levels=[0.5], colors="k", linewidths=1.5)
         ax.scatter(x[:, 0], x[:, 1], c=y, cmap="RdBu_r", edgecolors="k", linewidths=0.3, s=10)
         r = study[(study.method == m) & (study.seed == seed)].iloc[0]
-        ax.set(title=f"{m}: error {r.error:.1f}%, ECE {r.ece:.1f}%, boundary {r.boundary_length:.2f}",
-               xlim=(xs[0], xs[-1]), ylim=(ys[0], ys[-1]))
+        ax.set(xlim=(xs[0], xs[-1]), ylim=(ys[0], ys[-1]))
+        ax.set_title(f"{m}\ntest error {r.error:.1f}%, ECE {r.ece:.1f}%, boundary length {r.boundary_length:.2f}",
+                     fontsize="small")
     fig.colorbar(cs, ax=axes[0].tolist(), label="p(class 1)", shrink=0.9)
     if caption_text:
         add_caption(fig, caption_text)
