@@ -11,6 +11,9 @@
   chosen temperatures marked.
 - :func:`estimator_plot` -- an estimator's value against the sample size (one line per
   estimator or bin count) with the true value drawn as a horizontal line.
+- :func:`class_examples` -- the first image of each class in one row.
+- :func:`metric_panels` -- one panel per metric of a long-form frame (e.g. per-epoch
+  histories), one line per method.
 - :func:`caption` / :func:`add_caption` -- the standard "what produced this figure" label.
 
 Every function returns matplotlib objects and draws into ``ax`` when one is given.
@@ -241,3 +244,47 @@ def estimator_plot(frame, x: str = "n", y: str = "estimate", hue: str = "estimat
     if title:
         ax.set_title(title)
     return ax
+
+
+def class_examples(images, labels, class_names, title: str | None = None):
+    """The first image (lowest index) of each class of ``class_names``, in class order, in one
+    row titled by class. ``images``: N x C x H x W (uint8, or floats in [0, 1]; numpy or a CPU
+    tensor), C = 3 or 1; ``labels``: N class indices. Returns the Figure."""
+    x, y = np.asarray(images), np.asarray(labels)
+    if x.ndim != 4 or x.shape[1] not in (1, 3) or y.shape != (x.shape[0],):
+        raise ValueError(f"images must have shape (N, 3 or 1, H, W) and labels shape (N,); got "
+                         f"{x.shape} and {y.shape}")
+    missing = [k for k in range(len(class_names)) if not (y == k).any()]
+    if missing or not len(class_names):
+        raise ValueError(f"labels must hold an example of every class of class_names; missing {missing}")
+    first = [int(np.flatnonzero(y == k)[0]) for k in range(len(class_names))]
+    fig, axes = plt.subplots(1, len(first), figsize=(1.2 * len(first), 1.8), squeeze=False)
+    for ax, i in zip(axes[0], first):
+        img = np.transpose(x[i], (1, 2, 0))
+        ax.imshow(img[..., 0] if img.shape[-1] == 1 else img, cmap="gray" if img.shape[-1] == 1 else None)
+        ax.set_title(class_names[int(y[i])], fontsize=8)
+        ax.axis("off")
+    if title:
+        fig.suptitle(title, fontsize=10, y=1.05)
+    return fig
+
+
+def metric_panels(frame, panels: Mapping[str, str], x: str = "epoch", hue: str = "method",
+                  caption_text: str | None = None):
+    """One panel per ``column -> title`` of ``panels``: ``column`` against ``x`` from the
+    long-form ``frame``, one line (with markers) per value of ``hue``; the legend sits in the
+    last panel. Returns the Figure; ``caption_text`` goes underneath."""
+    if not isinstance(panels, Mapping) or not panels:
+        raise ValueError("panels must be a non-empty mapping column -> title")
+    for c in (x, hue, *panels):
+        if c not in frame.columns:
+            raise ValueError(f"frame has no column {c!r}; columns are {list(frame.columns)}")
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.25 * len(panels), 3.2), squeeze=False)
+    for ax, (col, title) in zip(axes[0], panels.items()):
+        sns.lineplot(data=frame, x=x, y=col, hue=hue, marker="o", ax=ax, legend=ax is axes[0, -1])
+        ax.set_title(title)
+        ax.set_ylabel("")
+    fig.tight_layout()
+    if caption_text:
+        add_caption(fig, caption_text)
+    return fig

@@ -1,15 +1,25 @@
-"""Where the papers' public code differs from their text, and which choice this book makes.
+"""The experimental protocol: where the papers' public code differs from their text, the
+networks of each profile, and the chapter's first experiment.
 
-Source: the authors' repositories as summarised in the project's protocol notes (Mukhoti et
-al. wrote the base code; AdaFocal, Dual Focal Loss and focal temperature scaling forked it).
-Each entry names the option of this package that switches the behaviour, written as
-``module.object:parameter``; :func:`check_options` verifies that every named option exists,
-so this table cannot drift from the code (it is run by the test-suite).
+Deviations (:data:`DEVIATIONS`, :func:`deviations_frame`). Source: the authors' repositories
+as summarised in the project's protocol notes (Mukhoti et al. wrote the base code; AdaFocal,
+Dual Focal Loss and focal temperature scaling forked it). Each entry names the option of this
+package that switches the behaviour, written as ``module.object:parameter``;
+:func:`check_options` verifies that every named option exists, so this table cannot drift
+from the code (it is run by the test-suite).
+
+Networks (:func:`networks_frame`): every image network of :data:`replicate.models.MODELS`
+with the settings and parameter count each profile trains it with.
+
+The first experiment (:data:`FIRST_EXPERIMENT`, :func:`experiment_configs`,
+:func:`train_or_load`, :func:`split_panels`, :func:`metrics_table`): a few losses trained
+with per-epoch evaluation at one profile, read back from the run store.
 """
 from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Mapping
 
 #: One row per deviation: topic, what the papers' text says, what their public code does,
 #: this book's default, and the option that selects the other behaviour.
@@ -129,3 +139,140 @@ def deviations_frame():
     return pd.DataFrame(list(DEVIATIONS)).rename(columns={
         "topic": "topic", "text": "papers' text", "code": "authors' public code",
         "book": "this book", "option": "option"})
+
+
+# ----------------------------------------------------------------------------- networks
+#: What each image network is (the registry :data:`replicate.models.MODELS`).
+NETWORKS = {
+    "tiny_cnn": "3 conv-BN-ReLU layers and a linear layer; not from the papers",
+    "resnet8": "He et al.'s CIFAR ResNet-8 (option A)",
+    "resnet20": "He et al.'s CIFAR ResNet-20 (option A)",
+    "resnet50": "CIFAR bottleneck ResNet [3, 4, 6, 3] (He et al. 2016)",
+    "resnet110": "the papers' 'ResNet-110': bottleneck blocks [3, 4, 26, 3]",
+    "wide_resnet26_10": "Wide-ResNet-26-10, no dropout (Zagoruyko & Komodakis 2016)",
+    "densenet121": "CIFAR DenseNet-121, growth 32 (Huang et al. 2017)",
+}
+#: Networks whose parameters are not counted at the smoke profile (building them takes seconds).
+LARGE_NETWORKS = ("resnet50", "resnet110", "wide_resnet26_10", "densenet121")
+
+
+def _settings(params: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "defaults"
+
+
+def network_uses() -> list[tuple[str, dict, tuple[str, ...]]]:
+    """``(network, model_params, profiles)`` for every image network of :data:`NETWORKS`: the
+    profiles that train it with those keyword arguments (a profile's ``model_params`` apply to
+    its default ``model`` only, as in :func:`replicate.runs.spec.resolve`); a network no
+    profile trains appears once with ``{}`` and no profiles."""
+    from .profiles import PROFILES
+
+    uses: dict[tuple[str, str], tuple[str, dict, list]] = {}
+    for net in NETWORKS:
+        for prof in PROFILES.values():
+            if net in prof.models or net == prof.model:
+                params = dict(prof.model_params) if net == prof.model else {}
+                uses.setdefault((net, _settings(params)), (net, params, []))[2].append(prof.name)
+        if not any(k[0] == net for k in uses):
+            uses[(net, "defaults")] = (net, {}, [])
+    return [(net, params, tuple(profs)) for net, params, profs in uses.values()]
+
+
+def networks_frame(profile: str = "cpu", num_classes: int = 10):
+    """The image networks (rows: network and settings) with their parameter count for
+    ``num_classes`` classes, the profiles that train them and what they are. At ``profile``
+    ``"smoke"`` the networks of :data:`LARGE_NETWORKS` are listed without being built (their
+    count says so). Columns: network, settings, parameters, profiles, what."""
+    import pandas as pd
+
+    from .models import count_parameters, get_model
+    from .profiles import get_profile
+
+    get_profile(profile)                                  # one-line ValueError for a bad name
+    rows = []
+    for net, params, profs in network_uses():
+        if profile == "smoke" and net in LARGE_NETWORKS:
+            count = "(not built at profile smoke)"
+        else:
+            count = f"{count_parameters(get_model(net, num_classes=num_classes, **params)):,}"
+        rows.append({"network": net, "settings": _settings(params), "parameters": count,
+                     "profiles": ", ".join(profs) or "none (available)", "what": NETWORKS[net]})
+    return pd.DataFrame(rows)
+
+
+def profile_network(profile: str) -> str:
+    """The default image network of ``profile`` with its settings, e.g. ``"tiny_cnn (width=32)"``."""
+    from .profiles import get_profile
+
+    p = get_profile(profile)
+    return p.model + (f" ({_settings(p.model_params)})" if p.model_params else "")
+
+
+# ----------------------------------------------------------------------------- first experiment
+#: The chapter's first experiment: label -> (loss, loss parameters).
+FIRST_EXPERIMENT = {"cross-entropy": ("cross_entropy", {}), "focal (γ = 3)": ("focal", {"gamma": 3.0})}
+#: Its learning curves: history column -> panel title.
+LEARNING_CURVES = {"train/nll": "training NLL", "test/nll": "test NLL", "test/error": "test error",
+                   "test/ece": "test ECE"}
+
+
+def experiment_configs(methods: Mapping[str, tuple], dataset: str = "cifar10", profile: str = "cpu",
+                       seed: int = 1) -> dict:
+    """``label -> RunConfig`` for ``methods`` (``label -> (loss, loss parameters)``), each
+    evaluated after every epoch (option ``eval_every_epoch``); validated before any data is read."""
+    from .runs import RunConfig
+
+    if not isinstance(methods, Mapping) or not methods:
+        raise ValueError("methods must be a non-empty mapping label -> (loss, loss parameters)")
+    configs = {}
+    for label, method in methods.items():
+        if not (isinstance(method, tuple) and len(method) == 2 and isinstance(method[1], dict)):
+            raise ValueError(f"methods[{label!r}] must be a pair (loss name, dict of loss parameters); "
+                             f"got {method!r}")
+        loss, params = method
+        configs[label] = RunConfig(dataset=dataset, loss=loss, loss_params=params, profile=profile,
+                                   seed=seed, options={"eval_every_epoch": True})
+        configs[label].resolve()
+    return configs
+
+
+def train_or_load(methods: Mapping[str, tuple] = FIRST_EXPERIMENT, dataset: str = "cifar10",
+                  profile: str = "cpu", seed: int = 1, store: str = "auto", log=print) -> dict:
+    """``label -> Run`` of :func:`experiment_configs`: loaded when the run store holds the
+    run, else trained (:func:`replicate.runs.get_or_train`); ``log`` (or None) gets one line
+    per run."""
+    from .runs import get_or_train
+
+    runs = {}
+    for label, cfg in experiment_configs(methods, dataset, profile, seed).items():
+        runs[label] = get_or_train(cfg, store=store)
+        if log is not None:
+            log(f"{label} -> {runs[label]}")
+    return runs
+
+
+def split_panels(runs: Mapping[str, object], split: str = "test") -> dict:
+    """``label -> (probabilities, labels)`` from each run's stored logits of ``split`` ("val" or
+    "test"), for :func:`replicate.plots.reliability_grid`."""
+    from .metrics import probs_from_logits
+
+    if not isinstance(runs, Mapping) or not runs:
+        raise ValueError("runs must be a non-empty mapping label -> Run")
+    panels = {}
+    for label, run in runs.items():
+        logits, labels = run.logits(split)
+        panels[label] = (probs_from_logits(logits), labels)
+    return panels
+
+
+def metrics_table(runs: Mapping[str, object]):
+    """One row per run: its recorded test error, test ECE and test ECE after temperature
+    scaling, in percent. Columns: method, test error (%), test ECE (%), after TS (%)."""
+    import pandas as pd
+
+    if not isinstance(runs, Mapping) or not runs:
+        raise ValueError("runs must be a non-empty mapping label -> Run")
+    rows = [{"method": label, "test error (%)": 100 * r.metrics["test"]["error"],
+             "test ECE (%)": 100 * r.metrics["test"]["ece"],
+             "after TS (%)": 100 * r.metrics["test_ts"]["ece"]} for label, r in runs.items()]
+    return pd.DataFrame(rows)

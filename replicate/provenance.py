@@ -56,6 +56,14 @@ def versions(packages=PACKAGES) -> dict[str, str]:
     return out
 
 
+def versions_frame(packages=PACKAGES):
+    """:func:`versions` as a pandas DataFrame with columns ``package`` and ``version``, sorted
+    by package name (the software table of the reproducibility chapter)."""
+    import pandas as pd
+
+    return pd.DataFrame(sorted(versions(packages).items()), columns=["package", "version"])
+
+
 def device_description(device: str | None = None) -> str:
     """A human-readable name of the compute device (``cpu (N threads)`` or the CUDA device name)."""
     try:

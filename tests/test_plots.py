@@ -153,3 +153,38 @@ def test_caption_goes_below_the_axis_labels():
     text = plots.add_caption(fig, "profile: smoke")
     r = fig.canvas.get_renderer()
     assert text.get_window_extent(r).y1 <= ax.xaxis.label.get_window_extent(r).y0 + 1e-6
+
+
+def test_class_examples_show_the_first_image_of_each_class():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 256, size=(40, 3, 8, 8), dtype=np.uint8)
+    y = rng.permutation(np.arange(40) % 4)
+    names = ["a", "b", "c", "d"]
+    fig = plots.class_examples(x, y, names, title="examples")
+    first = {}
+    for i, label in enumerate(y):                      # the first index of each class, by a loop
+        first.setdefault(int(label), i)
+    assert [ax.get_title() for ax in fig.axes] == names
+    for k, ax in enumerate(fig.axes):
+        np.testing.assert_array_equal(ax.images[0].get_array(), x[first[k]].transpose(1, 2, 0))
+    assert fig._suptitle.get_text() == "examples"
+    grey = plots.class_examples(x[:, :1], y, names)
+    np.testing.assert_array_equal(grey.axes[0].images[0].get_array(), x[first[0], 0])
+    with pytest.raises(ValueError, match=r"missing \[4\]"):
+        plots.class_examples(x, y, names + ["e"])
+    with pytest.raises(ValueError, match="images must have shape"):
+        plots.class_examples(x[0], y, names)
+
+
+def test_metric_panels_draw_each_methods_values():
+    frame = pd.DataFrame({"epoch": [1, 2, 3] * 2, "method": ["x"] * 3 + ["y"] * 3,
+                          "loss": [3.0, 2.0, 1.5, 2.5, 2.2, 2.0], "ece": [0.1, 0.2, 0.3, 0.3, 0.2, 0.1]})
+    fig = plots.metric_panels(frame, {"loss": "training loss", "ece": "ECE"}, caption_text="profile: smoke")
+    assert [ax.get_title() for ax in fig.axes] == ["training loss", "ECE"]
+    for ax, col in zip(fig.axes, ("loss", "ece")):
+        drawn = sorted(tuple(line.get_ydata()) for line in ax.lines if len(line.get_ydata()) == 3)
+        assert drawn == sorted(tuple(frame[frame.method == m][col]) for m in ("x", "y"))
+    assert fig.axes[0].get_legend() is None and fig.axes[1].get_legend() is not None
+    assert any(t.get_text() == "profile: smoke" for t in fig.texts)
+    with pytest.raises(ValueError, match="no column 'nll'"):
+        plots.metric_panels(frame, {"nll": "NLL"})

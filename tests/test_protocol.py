@@ -1,4 +1,9 @@
-"""The protocol-deviation table names only options that exist in the code."""
+"""The protocol chapter's package side: the deviation table names only options that exist in
+the code; the networks table against closed-form parameter counts and the resolved run
+configurations; the first experiment against its stored logits."""
+import numpy as np
+import pytest
+
 from replicate import protocol
 
 
@@ -17,3 +22,120 @@ def test_frame_has_one_row_per_deviation():
     frame = protocol.deviations_frame()
     assert len(frame) == len(protocol.DEVIATIONS)
     assert list(frame.columns) == ["topic", "papers' text", "authors' public code", "this book", "option"]
+
+
+# ----------------------------------------------------------------------------- networks
+def _tiny_cnn_parameters(width: int, num_classes: int) -> int:
+    """TinyCNN by hand: three bias-free 3x3 convs (3 -> w -> 2w -> 4w), BN scale and shift per
+    channel, a linear layer 4w -> K with bias."""
+    chans = (3, width, 2 * width, 4 * width)
+    convs = sum(9 * a * b for a, b in zip(chans, chans[1:]))
+    return convs + 2 * sum(chans[1:]) + 4 * width * num_classes + num_classes
+
+
+def test_network_uses_agree_with_the_resolved_run_configurations():
+    """The settings the table shows are those a run of that profile and network resolves to."""
+    from replicate.profiles import PROFILES
+    from replicate.runs import RunConfig
+
+    uses = protocol.network_uses()
+    for prof in PROFILES.values():
+        for net in {prof.model, *prof.models}:
+            resolved = RunConfig("cifar10", model=net, profile=prof.name).resolve()
+            rows = [params for n, params, profs in uses if n == net and prof.name in profs]
+            assert rows == [resolved["model_params"]], (prof.name, net)
+    used = {n for n, _, profs in uses if profs}
+    assert {n for n, _, profs in uses if not profs} == set(protocol.NETWORKS) - used
+
+
+def test_networks_frame_counts_against_closed_forms():
+    frame = protocol.networks_frame("smoke", num_classes=100)
+    tiny = frame[frame.network == "tiny_cnn"].set_index("settings")
+    assert tiny.loc["defaults", "parameters"] == f"{_tiny_cnn_parameters(16, 100):,}"
+    assert tiny.loc["width=32", "parameters"] == f"{_tiny_cnn_parameters(32, 100):,}"
+    assert tiny.loc["defaults", "profiles"] == "smoke" and tiny.loc["width=32", "profiles"] == "cpu"
+    large = frame[frame.network.isin(protocol.LARGE_NETWORKS)]
+    assert (large.parameters == "(not built at profile smoke)").all()
+    assert set(large.profiles) == {"gpu, paper"}
+    # He et al. 2016, Table 6: ResNet-20 on CIFAR-10 has 0.27M parameters.
+    ten = protocol.networks_frame("smoke").set_index("network")
+    assert round(int(ten.loc["resnet20", "parameters"].replace(",", "")) / 1e6, 2) == 0.27
+    assert list(frame.columns) == ["network", "settings", "parameters", "profiles", "what"]
+    with pytest.raises(ValueError, match="unknown profile 'laptop'"):
+        protocol.networks_frame("laptop")
+
+
+def test_profile_network_names_the_default_network_and_its_settings():
+    from replicate.profiles import PROFILES
+
+    for prof in PROFILES.values():
+        label = protocol.profile_network(prof.name)
+        assert label.split(" ")[0] == prof.model
+        assert all(f"{k}={v}" in label for k, v in prof.model_params.items())
+    assert protocol.profile_network("cpu") == f"tiny_cnn (width={PROFILES['cpu'].model_params['width']})"
+
+
+# ----------------------------------------------------------------------------- first experiment
+@pytest.fixture
+def stores(tmp_path, monkeypatch):
+    """Private run stores and a generated CIFAR-shaped data set (no files read)."""
+    from generated_data import generated_splits
+
+    from replicate import data, runs
+
+    loads = []
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setattr(data, "load", lambda name, *a, **k: loads.append(name) or generated_splits(name))
+    runs.clear_data_cache()
+    yield loads
+    runs.clear_data_cache()
+
+
+def test_experiment_configs_are_the_chapter_runs_with_per_epoch_evaluation():
+    from replicate.runs import RunConfig
+
+    cfgs = protocol.experiment_configs(protocol.FIRST_EXPERIMENT, "cifar10", "smoke", 3)
+    assert cfgs["focal (γ = 3)"] == RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", seed=3,
+                                              options={"eval_every_epoch": True})
+    assert cfgs["cross-entropy"].resolve()["train"]["eval_every_epoch"] is True
+    with pytest.raises(ValueError, match="methods must be a non-empty mapping"):
+        protocol.experiment_configs({})
+    with pytest.raises(ValueError, match=r"methods\['x'\] must be a pair"):
+        protocol.experiment_configs({"x": "focal"})
+    with pytest.raises(ValueError, match="unknown loss 'focall'"):
+        protocol.experiment_configs({"x": ("focall", {})})
+
+
+def test_train_or_load_trains_once_and_the_tables_match_the_stored_logits(stores):
+    from scipy import special
+
+    methods = {"fl": ("focal", {"gamma": 3.0})}           # one smoke run: seconds
+    lines = []
+    runs = protocol.train_or_load(methods, "cifar10", "smoke", 1, log=lines.append)
+    assert [line.split(" -> ")[0] for line in lines] == ["fl"] and stores
+    loaded = len(stores)
+    again = protocol.train_or_load(methods, "cifar10", "smoke", 1, log=None)
+    assert len(stores) == loaded                                  # read back, no data loaded
+    assert {k: r.key for k, r in again.items()} == {k: r.key for k, r in runs.items()}
+    panels = protocol.split_panels(runs, "test")
+    table = protocol.metrics_table(runs).set_index("method")
+    for label, run in runs.items():
+        z, y = run.logits("test")
+        p = special.softmax(z.astype(np.float64), axis=1)
+        np.testing.assert_allclose(panels[label][0], p, rtol=1e-9)
+        assert (panels[label][1] == y).all()
+        assert table.loc[label, "test error (%)"] == pytest.approx(100 * np.mean(p.argmax(1) != y))
+        assert table.loc[label, "test ECE (%)"] == pytest.approx(100 * _ece_numpy(p, y), abs=1e-4)
+        pt = special.softmax(z.astype(np.float64) / run.temperature, axis=1)
+        assert table.loc[label, "after TS (%)"] == pytest.approx(100 * _ece_numpy(pt, y), abs=1e-4)
+    with pytest.raises(ValueError, match="runs must be a non-empty mapping"):
+        protocol.metrics_table({})
+
+
+def _ece_numpy(p, y, n_bins=15):
+    """Equal-width ECE with (lower, upper] bins, written out."""
+    conf, hit = p.max(1), p.argmax(1) == y
+    b = np.clip(np.ceil(conf * n_bins).astype(int) - 1, 0, n_bins - 1)
+    return sum(abs(conf[b == k].mean() - hit[b == k].mean()) * (b == k).mean()
+               for k in range(n_bins) if (b == k).any())

@@ -43,10 +43,10 @@ class Source:
 SOURCES: tuple[Source, ...] = (
     Source("mukhoti2020", "theory", "theory_focal_loss", "replicate.theory.focal_claims:claims"),
     Source("ghosh2022", "theory", "theory_adafocal", "replicate.theory.adafocal_claims:claims"),
-    Source("mukhoti2020", "experiment", "exp_focal_loss", "replicate.experiments.mukhoti:claims"),
     Source("tao2023", "theory", "theory_dual_focal", "replicate.theory.dual_focal_claims:claims"),
     Source("liang2024", "theory", "theory_fcl", "replicate.theory.fcl_claims:claims"),
     Source("komisarenko2024", "theory", "theory_fts", "replicate.theory.fts_claims:claims"),
+    Source("mukhoti2020", "experiment", "exp_focal_loss", "replicate.experiments.mukhoti:claims"),
     Source("liang2024", "experiment", "exp_fcl", "replicate.experiments.fcl:claims"),
 )
 

@@ -38,6 +38,7 @@ from .archives import DataArchiveError
 from .base import SPLITS, DatasetInfo, Splits, make_splits, split_indices
 from .cifar import CIFAR10_CLASSES, CIFAR_MEAN, CIFAR_STD, IMAGENET_MEAN, IMAGENET_STD
 from .corruptions import GAUSSIAN_NOISE_SCALES, gaussian_noise
+from .describe import describe_copy, split_sizes
 from .transforms import augment, normalize
 
 DATASETS = ("cifar10", "cifar100", "svhn", "tiny_imagenet", "cifar10c", "20newsgroups")
@@ -63,7 +64,7 @@ GENERATED_NOTE = ("generated test data (replicate.data.generated): small synthet
 __all__ = ["load", "DATASETS", "OPTIONS", "DEFAULT_VAL_SIZE", "SPLITS", "Splits", "DatasetInfo",
            "DataArchiveError", "GENERATED_LABEL", "normalize", "augment", "gaussian_noise", "split_indices",
            "CIFAR10_CLASSES", "CIFAR_MEAN", "CIFAR_STD", "IMAGENET_MEAN", "IMAGENET_STD",
-           "GAUSSIAN_NOISE_SCALES"]
+           "GAUSSIAN_NOISE_SCALES", "describe_copy", "split_sizes"]
 
 
 def _image_info(name, meta, classes, mean, std, size, citations, **kw) -> DatasetInfo:
