@@ -30,6 +30,7 @@ CHAPTERS = [
     "claims_ledger",
     "theory_focal_loss",
     "theory_adafocal",
+    "exp_fcl",
 ]
 
 MAX_LINES = 12

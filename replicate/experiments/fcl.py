@@ -151,6 +151,13 @@ def load_groups(p: cmp.Plan) -> dict:
     return out
 
 
+def history_runs(p: cmp.Plan, runs: dict) -> dict:
+    """``{method key: Run}`` of the runs with per-epoch records (Figs. 3 and 8): the first
+    seed's cross-entropy image run and the ``history`` group."""
+    out = {"cross_entropy": runs["image"][("cross_entropy", p.seeds[0])]} if "image" in runs else {}
+    return {**out, **{k: r for (k, _), r in runs.get("history", {}).items()}}
+
+
 #: Fig. 7's two-dimensional study per profile (seconds of CPU; never the run store).
 TOY = {"smoke": {"seeds": (0,), "epochs": 100, "n_test": 1000}, "default": {"seeds": (0, 1, 2, 3, 4)}}
 

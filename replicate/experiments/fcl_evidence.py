@@ -158,22 +158,16 @@ def our_evidence(p: cmp.Plan, runs: dict, toy: pd.DataFrame | None = None) -> Ev
     else:
         missing["norm"] = f"the chapter's {p.profile} L1/L2 runs are not all in the run store"
     history = None
-    ce = (image or {}).get(("cross_entropy", p.seeds[0]))
-    if runs.get("history") and ce is not None:
-        chosen = {"cross_entropy": ce, **{k: r for (k, _), r in runs["history"].items()}}
-        nl = figs.normalised_loss(chosen)
-        err = figs.history(chosen, require=("test/error",))[["method", "epoch", "test/error"]]
+    hist = fcl.history_runs(p, runs)
+    if runs.get("history") and "cross_entropy" in hist:
+        nl = figs.normalised_loss(hist)
+        err = figs.history(hist, require=("test/error",))[["method", "epoch", "test/error"]]
         history = nl.merge(err.rename(columns={"test/error": "error"}), on=["method", "epoch"])
         history["error"] *= 100
     else:
         missing["history"] = f"the chapter's {p.profile} per-epoch runs are not all in the run store"
-    sweep = None
-    lam_runs = runs.get("lambda")
-    if lam_runs:
-        lams = {fcl.lambda_key(m.loss_params["lam"]): m.loss_params["lam"] for m in p.methods["lambda"]}
-        s = cmp.summarise(cmp.evaluate_runs(lam_runs, metrics=figs.SWEEP_METRICS, t_selected_by=T_BY_ECE))
-        sweep = figs.sweep_frame(s, lams)
-    else:
+    sweep = sweep_summary(p, runs["lambda"]) if runs.get("lambda") else None
+    if sweep is None:
         missing["sweep"] = f"the chapter's {p.profile} lambda-sweep runs are not all in the run store"
     reliability = None
     if image and ("cross_entropy", p.seeds[0]) in image:
@@ -186,6 +180,16 @@ def our_evidence(p: cmp.Plan, runs: dict, toy: pd.DataFrame | None = None) -> Ev
     tables = pd.concat([f for f in parts if len(f)], ignore_index=True) if any(len(f) for f in parts) else \
         pd.DataFrame(columns=COLUMNS)
     return Evidence(label, tables, history, sweep, reliability, toy, epochs, missing)
+
+
+def sweep_summary(p: cmp.Plan, lambda_runs: dict) -> pd.DataFrame:
+    """Fig. 6's numbers: :func:`replicate.figures.fcl.sweep_frame` of the ``lambda`` group's
+    runs (T by validation ECE, as every table of the paper)."""
+    from ..figures import fcl as figs
+
+    lams = {fcl.lambda_key(m.loss_params["lam"]): m.loss_params["lam"] for m in p.methods["lambda"]}
+    ev = cmp.evaluate_runs(lambda_runs, metrics=figs.SWEEP_METRICS, t_selected_by=T_BY_ECE)
+    return figs.sweep_frame(cmp.summarise(ev), lams)
 
 
 def reliability_frame(run, n_bins: int = 15) -> pd.DataFrame:
