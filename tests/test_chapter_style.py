@@ -30,6 +30,9 @@ CHAPTERS = [
     "claims_ledger",
     "theory_focal_loss",
     "theory_adafocal",
+    "theory_dual_focal",
+    "theory_fcl",
+    "theory_fts",
     "exp_fcl",
 ]
 
