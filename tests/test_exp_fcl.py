@@ -223,6 +223,8 @@ def test_table_rules_on_constructed_numbers():
     assert _verdict(R.lowest_error_most, _ev([("r1", "error", False, bad), ("r2", "error", False, bad)])) == "fails"
     assert _verdict(R.highest_auroc, _ev([("o", "auroc", s, {"fcl": 90.0, "brier": 80.0}) for s in (0, 1)])) \
         == "holds"
+    partial = _ev([("o", "auroc", s, {"fcl": 90.0}) for s in (0, 1)], missing={"ood": "runs lack OOD logits"})
+    assert _verdict(R.highest_auroc, partial) == "not tested"
     assert _verdict(R.excels_on_networks, _ev([("r", "ece", False, good)])) == "not tested"   # tiny_cnn only
     assert _verdict(R.lowest_pre, _ev([])) == "not tested"
 

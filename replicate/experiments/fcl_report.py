@@ -25,17 +25,17 @@ def with_dfl_own(paper: pd.DataFrame, dataset: str, model: str) -> pd.DataFrame:
 
 
 def paper_notes(tables=("table1", "table2", "table3", "table4", "table6", "table7", "table8"),
-                rows=None) -> pd.DataFrame:
-    """The recorded defects of the paper's ``tables``: each table's note and every noted cell
-    (of the printed rows ``rows``, ``(dataset, model)`` pairs; None: all), one row per
-    distinct note: ``table, cells, note``."""
+                rows=None, whole: bool = True) -> pd.DataFrame:
+    """The recorded defects of the paper's ``tables``: each table's note (``whole``) and every
+    noted cell (of the printed rows ``rows``, ``(dataset, model)`` pairs; None: all), one row
+    per distinct note: ``table, cells, note``."""
     from .. import paper_tables
 
     out = []
     for t in tables:
         df = paper_tables.get(fcl.PAPER, t)
         label = f"Table {df.attrs['number']}"
-        if df.attrs.get("notes"):
+        if whole and df.attrs.get("notes"):
             out.append({"table": label, "cells": "whole table", "note": df.attrs["notes"]})
         noted = df[df.note.astype(str).str.len() > 0]
         if rows is not None:
