@@ -34,6 +34,7 @@ CHAPTERS = [
     "theory_fcl",
     "theory_fts",
     "exp_fcl",
+    "exp_fts",
 ]
 
 MAX_LINES = 12

@@ -192,7 +192,7 @@ def test_bad_arguments_raise_clear_errors():
     with pytest.raises(ValueError, match="temperatures"):
         posthoc.fit_focal_temperature(z, y, temperatures=[0.0, 1.0])
     with pytest.raises(ValueError, match="metric"):
-        posthoc.fit_focal_temperature(z, y, metric="ece")
+        posthoc.fit_focal_temperature(z, y, metric="brier")
     with pytest.raises(ValueError, match="labels"):
         posthoc.fit_temperature(z, np.full(len(z), 99))
     with pytest.raises(ValueError, match="logits"):

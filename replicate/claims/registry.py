@@ -48,6 +48,7 @@ SOURCES: tuple[Source, ...] = (
     Source("komisarenko2024", "theory", "theory_fts", "replicate.theory.fts_claims:claims"),
     Source("mukhoti2020", "experiment", "exp_focal_loss", "replicate.experiments.mukhoti:claims"),
     Source("liang2024", "experiment", "exp_fcl", "replicate.experiments.fcl:claims"),
+    Source("komisarenko2024", "experiment", "exp_fts", "replicate.experiments.fts:claims"),
 )
 
 

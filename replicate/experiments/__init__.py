@@ -4,6 +4,7 @@ One module per chapter, built on the shared machinery of :mod:`replicate.compari
 
 - :mod:`.mukhoti` -- ``exp_focal_loss`` (Mukhoti et al. 2020).
 - :mod:`.fcl` -- ``exp_fcl`` (Liang et al., Focal Calibration Loss).
+- :mod:`.fts` -- ``exp_fts`` (Komisarenko & Kull 2024, focal temperature scaling).
 
 A chapter module provides ``plan(**parameters) -> replicate.comparison.Plan``, whose
 keywords are exactly the chapter's ``parameters`` cell (so ``replicate sweep`` and
@@ -19,7 +20,9 @@ import importlib.util
 import inspect
 
 #: chapter (notebook name) -> module of this package that plans it
-CHAPTERS = {"exp_focal_loss": "mukhoti", "exp_fcl": "fcl"}
+CHAPTERS = {"exp_focal_loss": "mukhoti",
+            "exp_fcl": "fcl",
+            "exp_fts": "fts"}
 
 
 def chapter_module(chapter: str):
