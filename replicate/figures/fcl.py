@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.ticker import MaxNLocator
 
 from .. import metrics
 from ..plots import add_caption, reliability_diagram
@@ -79,6 +80,25 @@ def window_stats(frame: pd.DataFrame, first: int, last: int, value: str = "norma
     return pd.DataFrame(rows)
 
 
+#: One colour per method across the figures (labels as ``Method.short`` prints them).
+METHOD_ORDER = ("Cross Entropy", "FL-3", "FLSD-53", "DFL", "FCL")
+
+
+def palette(labels) -> dict:
+    """``{label: colour}``: the methods of :data:`METHOD_ORDER` keep their colour in every
+    figure, other labels take the colours left."""
+    colours = sns.color_palette("colorblind", len(METHOD_ORDER) + len(labels))
+    out = {m: colours[i] for i, m in enumerate(METHOD_ORDER)}
+    rest = iter(colours[len(METHOD_ORDER):])
+    return {lab: out[lab] if lab in out else next(rest) for lab in labels}
+
+
+def _lines(ax, frame, y, labels) -> None:
+    sns.lineplot(data=frame, x="epoch", y=y, hue="method", hue_order=list(labels), palette=palette(labels),
+                 marker="o", markersize=4, ax=ax)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
 def _shade(ax, epochs: int, windows: Mapping[str, tuple]) -> None:
     for i, (name, (a, b)) in enumerate(windows.items()):
         first, last = paper_window(epochs, a, b)
@@ -92,7 +112,7 @@ def figure3(runs: Mapping[str, object], caption_text: str | None = None):
     epochs, the paper's windows of Sec. 5.5.1 shaded. Returns the Figure."""
     f = normalised_loss(runs)
     fig, ax = plt.subplots(figsize=(7.5, 4.0))
-    sns.lineplot(data=f, x="epoch", y="normalised", hue="method", marker="o", markersize=4, ax=ax)
+    _lines(ax, f, "normalised", list(runs))
     _shade(ax, int(f.epoch.max()), FIG3_WINDOWS)
     ax.set(ylabel="test NLL / test NLL after epoch 1", xlabel="epoch")
     ax.legend(fontsize="small")
@@ -164,7 +184,7 @@ def figure8(runs: Mapping[str, object], caption_text: str | None = None):
     h = history(runs, require=("test/error",))
     h["test/error"] = 100 * h["test/error"]
     fig, ax = plt.subplots(figsize=(7.5, 4.0))
-    sns.lineplot(data=h, x="epoch", y="test/error", hue="method", marker="o", markersize=4, ax=ax)
+    _lines(ax, h, "test/error", list(runs))
     _shade(ax, int(h.epoch.max()), {"Fig. 8": FIG8_WINDOW})
     ax.set(ylabel="test error (%)", xlabel="epoch")
     ax.legend(fontsize="small")
