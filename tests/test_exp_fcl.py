@@ -245,8 +245,9 @@ def test_figure_rules_on_constructed_histories_and_sweeps():
     assert _verdict(R.too_much_lambda("ece"), ev) == "holds" and _verdict(R.post_nll_lower, ev) == "fails"
     assert _verdict(R.sweep_falls("ece", 0.0, 2.0), ev) == "not tested"                # no lambda 2
     toy = pd.DataFrame({"seed": [0, 0], "method": ["FL", "FCL"], "boundary_length": [7.0, 6.0],
-                        "error": [3.0, 3.5], "ece": [20.0, 1.0]})
-    assert _verdict(R.toy_smoother, _ev([], toy=toy)) == "holds"
+                        "uncertain_share": [20.0, 5.0], "error": [3.0, 3.5], "ece": [20.0, 1.0]})
+    assert _verdict(R.toy_smoother, _ev([], toy=toy)) == "depends on reading"     # shorter, but a sharper band
+    assert _verdict(R.toy_smoother, _ev([], toy=toy.assign(uncertain_share=[5.0, 20.0]))) == "holds"
     assert _verdict(R.toy_balance(1.0), _ev([], toy=toy)) == "holds"
     assert _verdict(R.toy_balance(0.1), _ev([], toy=toy)) == "fails"
     assert _verdict(R.toy_smoother, _ev([])) == "not tested"

@@ -7,7 +7,7 @@ paper's order.
 from __future__ import annotations
 
 from .. import comparison as cmp
-from ..claims import untested
+from ..claims import readings, untested
 from . import fcl
 
 FCL = "fcl"
@@ -146,12 +146,21 @@ def one_best_lambda(ev):
 
 # ----------------------------------------------------------------------------- App. A.11 (Fig. 7)
 def toy_smoother(ev):
+    """Read two ways: the boundary's *shape* (FCL's 0.5 boundary shorter: it bends less around
+    hard samples) and the *transition* (FCL's probabilities change more gradually across the
+    boundary: a larger share of the plane with 0.25 < p < 0.75)."""
     if ev.toy is None:
         return "–", untested(ev.why("toy"))
+    m = ev.toy.groupby("method")[["boundary_length", "uncertain_share"]].mean()
     t = ev.toy.pivot(index="seed", columns="method", values="boundary_length")
     wins = int((t["FCL"] < t["FL"]).sum())
-    return (f"0.5-boundary length, mean over {len(t)} seeds: FL {t['FL'].mean():.2f}, FCL {t['FCL'].mean():.2f} "
-            f"(FCL shorter on {wins}/{len(t)} seeds)", t["FCL"].mean() < t["FL"].mean())
+    text = (f"mean over {len(t)} seeds: 0.5-boundary length FL {m.loc['FL', 'boundary_length']:.2f}, FCL "
+            f"{m.loc['FCL', 'boundary_length']:.2f} (FCL shorter on {wins}/{len(t)} seeds); share of the plane "
+            f"with 0.25 < p < 0.75: FL {m.loc['FL', 'uncertain_share']:.1f} %, "
+            f"FCL {m.loc['FCL', 'uncertain_share']:.1f} %")
+    return text, readings(
+        boundary_shape=bool(m.loc["FCL", "boundary_length"] < m.loc["FL", "boundary_length"]),
+        probability_transition=bool(m.loc["FCL", "uncertain_share"] > m.loc["FL", "uncertain_share"]))
 
 
 def toy_balance(max_extra_error: float):

@@ -341,8 +341,9 @@ def rules(among: int = 3, fraction: float = 0.9, ts_drop: float = 0.2, t_toleran
         C("The L2 calibration term gives lower ECE than L1, consistently", "App. A.15; Table 8", l2_beats_l1,
           "per row: pre-T ECE of FCL with the L2 term below the L1 term's; every row"),
         C("On a noisy 2-D set, focal loss draws a sharp boundary around hard samples, FCL a smoother one",
-          "App. A.11; Fig. 7", toy_smoother, "length of the 0.5 decision boundary (two moons, noise 0.2), "
-                                             "mean over seeds"),
+          "App. A.11; Fig. 7", toy_smoother, "two moons, noise 0.2, mean over seeds; read as the boundary's "
+                                             "shape (FCL's 0.5 boundary shorter) and as the probability "
+                                             "transition (FCL's band 0.25 < p < 0.75 wider)"),
         C("There FCL balances accuracy and calibration", "App. A.11; Fig. 7", toy_balance(toy_error),
           f"two moons: FCL's mean test ECE below FL's, its error at most {toy_error:g} point above"),
         C("On CheXNet, FCL improves the average AUROC and the reliability scores (ECE, MCE)", "App. A.16; Table 9",
