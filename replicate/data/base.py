@@ -24,7 +24,8 @@ class DatasetInfo:
     ids, 0 = padding). ``mean``/``std`` are the per-channel normalisation statistics the
     reference code uses (images only); ``test_mean``/``test_std`` differ from them only
     when a reference bug is switched on on purpose (CIFAR-100 option
-    ``test_normalization="reference_bug"``). ``notes`` state caveats a chapter must
+    ``test_normalization="reference_bug"``). ``embedding`` (text) is the
+    ``len(vocab) x d`` matrix of pre-trained word vectors, or None. ``notes`` state caveats a chapter must
     repeat (lossy copies, generated data); ``generated`` is True for data produced here.
     """
 
@@ -45,6 +46,7 @@ class DatasetInfo:
     test_mean: tuple[float, ...] | None = None
     test_std: tuple[float, ...] | None = None
     options: dict = field(default_factory=dict)
+    embedding: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def test_stats(self) -> tuple[tuple[float, ...] | None, tuple[float, ...] | None]:

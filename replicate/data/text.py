@@ -13,7 +13,11 @@ training-set frequency (ties: first occurrence), keep ids ``1 .. max_vocab - 1``
 (0 = padding), drop out-of-vocabulary words, and pad/truncate to ``max_len`` at the
 front (``"pre"``, Keras default) or the back (``"post"``). Unlike the reference, which
 pools all documents and splits them at random, the vocabulary is built on the
-training split only and the official by-date test set is the test set.
+training documents only (the by-date training split less the validation documents
+that :func:`replicate.data.load` will hold out) and the official by-date test set is the
+test set. Word embeddings (option ``embeddings``: GloVe files, or word2vec trained on
+the same training documents; see :mod:`replicate.data.embeddings`) come back as the
+``"embedding"`` array.
 """
 from __future__ import annotations
 
@@ -25,6 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from . import archives as ar
+from . import embeddings as emb
+from .base import split_indices
 
 NEWS_URL = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
 NEWS_ARCHIVE = "20news-bydate.tar.gz"
@@ -113,27 +119,55 @@ def find_or_extract(root: Path, download: bool) -> Path:
                                  NEWS_WHAT)
 
 
-def load_20newsgroups(root: Path, download: bool, max_len: int = 1000, max_vocab: int = 20000,
-                      strip_headers: bool = True, padding: str = "pre",
-                      truncating: str = "pre") -> tuple[dict, dict]:
-    """Arrays (token ids, labels, classes, vocab) and provenance of 20 Newsgroups by-date."""
+def _read(base: Path, strip_headers: bool, fit_split: tuple):
+    """(train bunch, test bunch, train token lists, indices of the training documents outside
+    the validation set)."""
     from sklearn.datasets import load_files
 
+    tr = load_files(str(base / NEWS_PARTS[0]), encoding="latin-1", shuffle=False)
+    te = load_files(str(base / NEWS_PARTS[1]), encoding="latin-1", shuffle=False)
+    if list(tr.target_names) != list(te.target_names):
+        raise ValueError(f"{base}: train and test newsgroup folders differ")
+    fit, _ = split_indices(np.asarray(tr.target), *fit_split)
+    return tr, te, [tokenize(t, strip_headers) for t in tr.data], fit
+
+
+def load_20newsgroups(root: Path, download: bool, max_len: int = 1000, max_vocab: int = 20000,
+                      strip_headers: bool = True, padding: str = "pre", truncating: str = "pre",
+                      embeddings: str = "auto", embed_dim: int = 100, word2vec: dict | None = None,
+                      fit_split: tuple = ("none", 0, 1)) -> tuple[dict, dict]:
+    """Arrays (token ids, labels, classes, vocab, embedding) and provenance of 20 Newsgroups by-date.
+
+    ``fit_split`` = ``(split, val_size, split_seed)`` of :func:`~replicate.data.base.split_indices`
+    names the validation documents that the vocabulary and the word2vec embeddings must
+    not see (``("none", 0, 1)``: every training document). ``arrays["embedding"]`` is a
+    ``len(vocab) x embed_dim`` float32 matrix, or absent for ``embeddings="random"``.
+    """
     if not isinstance(strip_headers, bool):
         raise ValueError(f"strip_headers must be a bool, got {strip_headers!r}")
+    w2v = emb.check_options(embeddings, embed_dim, {} if word2vec is None else word2vec)
+    if fit_split[0] == "none":
+        fit_split = ("none", 0, 0)
     base = find_or_extract(root, download)
-    opts = f"{max_len}-{max_vocab}-{int(strip_headers)}-{padding}-{truncating}"
+    kind = emb.resolve(embeddings, int(embed_dim), root)
+    opts = f"{max_len}-{max_vocab}-{int(strip_headers)}-{padding}-{truncating}-fit{'-'.join(map(str, fit_split))}"
     key = ar.fingerprint(*(base / p for p in NEWS_PARTS)) + "|" + opts
+    # the documents word2vec learns from: the files, the header rule and the validation split
+    docs_id = ar.fingerprint(*(base / p for p in NEWS_PARTS)) + f"|{int(strip_headers)}|{fit_split}"
     fname = f"20news-{hashlib.sha1(opts.encode()).hexdigest()[:10]}.npz"
     arrays = ar.load_cached(root, fname, key)
+    read = []  # the documents, read at most once and only when a cache misses
+
+    def documents():
+        if not read:
+            read.append(_read(base, strip_headers, fit_split))
+        return read[0]
+
     if arrays is None:
-        tr = load_files(str(base / NEWS_PARTS[0]), encoding="latin-1", shuffle=False)
-        te = load_files(str(base / NEWS_PARTS[1]), encoding="latin-1", shuffle=False)
-        if list(tr.target_names) != list(te.target_names):
-            raise ValueError(f"{base}: train and test newsgroup folders differ")
-        tok_tr = [tokenize(t, strip_headers) for t in tr.data]
+        tr, te, tok_tr, fit = documents()
+        tok_fit = [tok_tr[i] for i in fit]
         tok_te = [tokenize(t, strip_headers) for t in te.data]
-        vocab = build_vocab(tok_tr, max_vocab)
+        vocab = build_vocab(tok_fit, max_vocab)
         small = np.int32 if len(vocab) < 2**31 else np.int64  # halves the cache size
         arrays = {"x_train": encode(tok_tr, vocab, max_len, padding, truncating).astype(small),
                   "y_train": np.asarray(tr.target, np.int64),
@@ -143,5 +177,10 @@ def load_20newsgroups(root: Path, download: bool, max_len: int = 1000, max_vocab
         ar.save_cached(root, fname, key, arrays)
     arrays["x_train"] = arrays["x_train"].astype(np.int64)
     arrays["x_test"] = arrays["x_test"].astype(np.int64)
+    vocab = tuple(str(w) for w in arrays["vocab"])
+    matrix, note = emb.embedding_matrix(kind, root, lambda: [documents()[2][i] for i in documents()[3]],
+                                        vocab, int(embed_dim), w2v, docs_id)
+    if matrix is not None:
+        arrays["embedding"] = matrix
     return arrays, {"source": f"20news-bydate folders ({base}) read with sklearn load_files",
-                    "display_name": "20 Newsgroups (by date)", "notes": ()}
+                    "display_name": "20 Newsgroups (by date)", "notes": (note,), "embeddings": kind}

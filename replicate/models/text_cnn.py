@@ -1,12 +1,13 @@
 """Global-pooling CNN for 20 Newsgroups (Mukhoti et al. 2020, ``NewsGroup/ng_model.py``).
 
-Word embeddings (100-d; the papers load GloVe 100d, which is not available offline, so
-the embedding here is learned unless ``embedding`` weights are passed) -> three
-Conv1d(k=5, 128 channels) + ReLU, with MaxPool1d(5, stride 1) after the first two,
-global max pooling over time, Linear(128, 128) + ReLU + dropout (keep probability 0.7
-in the reference training script), Linear(128, K). The reference trains the embedding
-and the network in separate modules (only the network is optimised, so its GloVe
-embedding stays frozen); ``freeze_embedding=True`` reproduces that.
+Word embeddings (100-d GloVe in the papers; see :mod:`replicate.data.embeddings` for
+the offline word2vec substitute) -> three Conv1d(k=5, 128 channels) + ReLU, with
+MaxPool1d(5, stride 1) after the first two, global max pooling over time,
+Linear(128, 128) + ReLU + dropout (keep probability 0.7 in the reference training
+script), Linear(128, K). The reference keeps the embedding in a separate module that
+the optimiser never sees, so its GloVe vectors stay frozen: pre-trained ``embedding``
+weights are frozen here too unless ``freeze_embedding=False``; without them the
+embedding is learned from scratch.
 """
 from __future__ import annotations
 
@@ -20,15 +21,18 @@ class TextCNN(nn.Module):
 
     def __init__(self, vocab_size: int, num_classes: int = 20, embed_dim: int = 100,
                  channels: int = 128, kernel_size: int = 5, hidden: int = 128,
-                 dropout: float = 0.3, embedding: torch.Tensor | None = None,
-                 freeze_embedding: bool = False, padding_idx: int | None = 0):
+                 dropout: float = 0.3, embedding=None,
+                 freeze_embedding: bool | None = None, padding_idx: int | None = 0):
         super().__init__()
         if not isinstance(vocab_size, int) or vocab_size < 2:
             raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
         if not 0.0 <= dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
         self.embedding = nn.Embedding(vocab_size, embed_dim, padding_idx=padding_idx)
+        if freeze_embedding is None:
+            freeze_embedding = embedding is not None
         if embedding is not None:
+            embedding = torch.as_tensor(embedding, dtype=torch.float32)
             if tuple(embedding.shape) != (vocab_size, embed_dim):
                 raise ValueError(f"embedding must have shape {(vocab_size, embed_dim)}, "
                                  f"got {tuple(embedding.shape)}")

@@ -29,10 +29,17 @@ def clear_data_cache() -> None:
 
 def model_arguments(resolved: dict, info) -> dict:
     """Keyword arguments of ``models.get_model``: the run's ``model_params`` plus, for text
-    data, the vocabulary size of the loaded data set (index 0 is padding)."""
+    data, the vocabulary size of the loaded data set (index 0 is padding), its pre-trained
+    word vectors (``info.embedding``, frozen by the network) and their width."""
     kw = dict(resolved["model_params"])
     if resolved["kind"] == "text" and getattr(info, "vocab", None) is not None:
         kw.setdefault("vocab_size", len(info.vocab))
+        vectors = getattr(info, "embedding", None)
+        if vectors is not None:
+            kw.setdefault("embedding", torch.from_numpy(vectors))
+            kw.setdefault("embed_dim", int(vectors.shape[1]))
+        elif "embed_dim" in info.options:
+            kw.setdefault("embed_dim", int(info.options["embed_dim"]))
     return kw
 
 

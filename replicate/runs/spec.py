@@ -99,6 +99,8 @@ def data_arguments(name: str, split: str, data_params: dict) -> dict:
         v = out[key]
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise ValueError(f"data_params[{key!r}] must be a non-negative integer; got {v!r}")
+    # choices that depend on the data directory (20 Newsgroups: GloVe present or not) are made now
+    out.update(data.resolve_options(name, {k: out[k] for k in data.OPTIONS[name]}))
     return out
 
 
