@@ -119,20 +119,24 @@ UNREACHABLE = (
     (None, "FinSen", "Tables 1-3, 6, 7", "needs a loader in replicate.data (none yet), then text_dataset='finsen'"),
     (None, "ChestX-ray14 (CheXNet)", "Table 9, Fig. 1, Sec. 5.3", "needs a loader and a DenseNet-121 multi-label "
                                                                   "set-up; not planned"),
-    (None, "GloVe (glove.6B.100d)", "the text rows", "the 20 Newsgroups loader's embeddings (see the text row)"),
+    ("glove", "GloVe (glove.6B.100d)", "the text rows", "none: the 20 Newsgroups loader uses it when present "
+                                                       "(embeddings='auto'); offline it trains word2vec instead"),
 )
 
 
 def unreachable() -> pd.DataFrame:
     """:data:`UNREACHABLE` with whether each data set's files are found now (tried through
     :func:`replicate.data.load` without downloading, for those with a loader)."""
-    from .. import data
+    from .. import config, data
 
     rows = []
     for key, name, where, how in UNREACHABLE:
         if key is None:
             status = "not available offline; no loader in this package" if "loader" in how else \
                 "not available offline"
+        elif key == "glove":
+            found = data.embeddings.find_glove(config.data_dir(), 100)
+            status = "found in the data directory" if found else "not found in the data directory"
         else:
             try:
                 data.load(key, download=False)
