@@ -35,6 +35,7 @@ CHAPTERS = [
     "theory_fts",
     "exp_adafocal",
     "exp_dual_focal",
+    "exp_fcl",
     "exp_fts",
 ]
 

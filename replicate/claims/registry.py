@@ -49,6 +49,7 @@ SOURCES: tuple[Source, ...] = (
     Source("mukhoti2020", "experiment", "exp_focal_loss", "replicate.experiments.mukhoti:claims"),
     Source("ghosh2022", "experiment", "exp_adafocal", "replicate.experiments.adafocal:claims"),
     Source("tao2023", "experiment", "exp_dual_focal", "replicate.experiments.dual_focal:claims"),
+    Source("liang2024", "experiment", "exp_fcl", "replicate.experiments.fcl:claims"),
     Source("komisarenko2024", "experiment", "exp_fts", "replicate.experiments.fts:claims"),
 )
 

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import metrics, posthoc
+from .. import metrics, posthoc, smce
 from ..papers import get_paper
 from .paper import PaperReference, metric_tables
 
@@ -36,6 +36,7 @@ METRICS = {
     "error": ("test error (%)", lambda p, y, z: metrics.error_rate(p, y, validate=False)),
     "brier": ("Brier score (x100)", lambda p, y, z: metrics.brier(p, y, validate=False)),
     "smece": ("smooth ECE (%, Blasiok & Nakkiran)", lambda p, y, z: metrics.smooth_ece(p, y, validate=False)),
+    "smce": ("smCE (%, Lipschitz, Blasiok et al.)", lambda p, y, z: smce.top_label_smce(p, y, validate=False)),
     "debiased_ece": ("debiased ECE (%, 15 equal-mass bins)",
                      lambda p, y, z: metrics.debiased_ece(p, y, validate=False)),
     "sweep_ece": ("ECE-sweep (%, equal-width)", lambda p, y, z: metrics.ece_sweep(p, y, validate=False)),

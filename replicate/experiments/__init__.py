@@ -5,6 +5,7 @@ One module per chapter, built on the shared machinery of :mod:`replicate.compari
 - :mod:`.mukhoti` -- ``exp_focal_loss`` (Mukhoti et al. 2020).
 - :mod:`.adafocal` -- ``exp_adafocal`` (Ghosh et al. 2022).
 - :mod:`.dual_focal` -- ``exp_dual_focal`` (Tao et al. 2023).
+- :mod:`.fcl` -- ``exp_fcl`` (Liang et al., Focal Calibration Loss).
 - :mod:`.fts` -- ``exp_fts`` (Komisarenko & Kull 2024, focal temperature scaling).
 
 A chapter module provides ``plan(**parameters) -> replicate.comparison.Plan``, whose
@@ -24,6 +25,7 @@ import inspect
 CHAPTERS = {"exp_focal_loss": "mukhoti",
             "exp_adafocal": "adafocal",
             "exp_dual_focal": "dual_focal",
+            "exp_fcl": "fcl",
             "exp_fts": "fts"}
 
 

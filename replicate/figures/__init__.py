@@ -1,6 +1,6 @@
 """Figures of the papers' experiments drawn from recorded runs, one module per paper
-(:mod:`.adafocal`: Ghosh et al. 2022; :mod:`.dual_focal`: Tao et al. 2023). Mukhoti et
-al.'s figures are in
+(:mod:`.adafocal`: Ghosh et al. 2022; :mod:`.dual_focal`: Tao et al. 2023; :mod:`.fcl`:
+Liang et al., Focal Calibration Loss). Mukhoti et al.'s figures are in
 :mod:`replicate.training_plots`."""
 from __future__ import annotations
 
