@@ -2,7 +2,8 @@
 
 One module per chapter, built on the shared machinery of :mod:`replicate.comparison`:
 
-- :mod:`.mukhoti` -- ``exp_focal_loss`` (Mukhoti et al. 2020).
+- :mod:`.mukhoti` -- ``exp_focal_loss`` (Mukhoti et al. 2020);
+- :mod:`.leaderboard` -- ``exp_leaderboard`` (every method of the five papers, one protocol).
 
 A chapter module provides ``plan(**parameters) -> replicate.comparison.Plan``, whose
 keywords are exactly the chapter's ``parameters`` cell (so ``replicate sweep`` and
@@ -18,7 +19,7 @@ import importlib.util
 import inspect
 
 #: chapter (notebook name) -> module of this package that plans it
-CHAPTERS = {"exp_focal_loss": "mukhoti"}
+CHAPTERS = {"exp_focal_loss": "mukhoti", "exp_leaderboard": "leaderboard"}
 
 
 def chapter_module(chapter: str):
