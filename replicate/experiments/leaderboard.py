@@ -23,10 +23,9 @@ import math
 import pandas as pd
 
 from .. import comparison as cmp
-from ..claims import ClaimLog, beyond, readings, untested
+from ..claims import ClaimLog, beyond, check, readings, untested
 from ..comparison import agreement as agr
 from ..comparison import board
-from ..comparison.pairs import paired_matrix
 from ..papers import PAPERS
 
 CHAPTER = "exp_leaderboard"
@@ -218,24 +217,24 @@ def _lowest_rule(paper: str, scaled: bool, alpha: float):
             vals = board.seed_values(frame, "ece", setting)[keys]
             means = vals.mean()
             best = means.idxmin()
-            rivals = [k for k in keys if k != mine]
-            pairs = paired_matrix(vals[[mine, *rivals]], alpha=alpha) if len(vals) > 1 else None
-            sig = pairs is not None and bool(((pairs.a == mine) & (pairs["diff"] < 0) & pairs.significant).sum()
-                                             == len(rivals))
+            tests = {k: cmp.stats.paired_comparison(vals[mine], vals[k]) for k in keys if k != mine}
+            sig = all(t["p"] < alpha and t["diff"] < 0 for t in tests.values())     # NaN p: not significant
             rank = int(means.rank(method="min")[mine])
             text = (f"{cmp.short(mine)} {means[mine]:.2f} (rank {rank} of {len(keys)}); lowest "
                     f"{cmp.short(best)} {means[best]:.2f}")
-            if best != mine and pairs is not None:
-                r = pairs[(pairs.a == mine) & (pairs.b == best)].iloc[0]
-                text += f"; difference p = {r.p:.2g}" + (f", ~{r.seeds_needed:.0f} seeds to detect"
-                                                         if math.isfinite(r.seeds_needed) else "")
+            if best != mine and len(vals) > 1:
+                t = tests[best]
+                need = cmp.stats.seeds_needed(t["diff"], float((vals[mine] - vals[best]).std(ddof=1)))
+                text += f"; difference p = {t['p']:.2g}" + (f", ~{need} seeds to detect" if need else "")
             name = cmp.METHODS[mine].label
             outcomes[f"{name}: lowest mean"] = bool(best == mine)
-            outcomes[f"{name}: significantly lowest"] = sig
+            if len(vals) > 1:                      # one seed: no paired test, one reading less
+                outcomes[f"{name}: significantly lowest"] = sig
             texts.append(text)
         n = frame.seed.nunique()
         head = f"ECE % {'post' if scaled else 'pre'} T, mean of {n} seed{'s' if n > 1 else ''}: "
-        return head + " | ".join(texts), readings(**outcomes)
+        return head + " | ".join(texts), (readings(**outcomes) if len(outcomes) > 1 else
+                                          check(next(iter(outcomes.values()))))
     return rule
 
 

@@ -49,8 +49,9 @@ def rank_figure(panels: Mapping[str, pd.DataFrame], labels: Mapping[str, str] | 
         ax.grid(axis="x", alpha=0.3)
     axes[0][0].set_yticks(y, [labels.get(m, m) for m in order])
     axes[0][0].invert_yaxis()
-    axes[0][-1].legend(loc="lower right", fontsize="x-small")
-    fig.tight_layout()
+    handles, names = axes[0][0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0, 1, 0.9))
+    fig.legend(handles, names, loc="upper center", ncol=3, fontsize="small", frameon=False)
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -80,6 +81,7 @@ def pairs_figure(pairs: pd.DataFrame, order=None, labels: Mapping[str, str] | No
                 a1.text(j, i, mark, ha="center", va="center", fontsize="small")
     logs = np.log10(need.to_numpy(dtype=float))
     im2 = a2.imshow(logs, cmap="viridis_r")
+    mid = np.nanmean(logs) if np.isfinite(logs).any() else 0.0
     cb = fig.colorbar(im2, ax=a2, shrink=0.7, label="seeds needed (80 % power, log scale)")
     ticks = [t for t in (2, 3, 5, 10, 30, 100, 1000, 10000) if np.nanmin(logs, initial=np.inf) <= math.log10(t)
              <= np.nanmax(logs, initial=-np.inf)] if np.isfinite(logs).any() else []
@@ -89,11 +91,13 @@ def pairs_figure(pairs: pd.DataFrame, order=None, labels: Mapping[str, str] | No
         for j in range(n):
             v = need.iat[i, j]
             if i != j and isinstance(v, float) and math.isfinite(v) and v < 100:
-                a2.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize="x-small", color="w")
+                a2.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize="x-small",
+                        color="w" if math.log10(v) > mid else "k")
     for ax, title in ((a1, "mean difference, row − column"), (a2, "seeds needed for that difference")):
         ax.set_xticks(range(n), names, rotation=90, fontsize="small")
         ax.set_yticks(range(n), names, fontsize="small")
         ax.set_title(title, fontsize="medium")
+        ax.grid(False)
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)
@@ -113,7 +117,7 @@ def agreement_figure(frame: pd.DataFrame, caption_text: str = ""):
     ax.invert_yaxis()
     ax.set_xlim(-1.05, 1.05)
     ax.set_xlabel("Kendall's tau-b, our ranking vs the paper's")
-    ax.legend(loc="lower left", fontsize="x-small")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize="x-small", frameon=False)
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)
