@@ -33,6 +33,7 @@ CHAPTERS = [
     "theory_dual_focal",
     "theory_fcl",
     "theory_fts",
+    "exp_leaderboard",
 ]
 
 MAX_LINES = 12
