@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 
 from . import config, runner
+from .cli_errors import is_user_error
 
 
 def _cmd_run(args) -> int:
@@ -77,17 +78,6 @@ def build_parser() -> argparse.ArgumentParser:
     cli_sweep.add_subcommands(sub, parents=[common])
     cli_data.add_subcommands(sub, parents=[common])
     return parser
-
-
-def is_user_error(err: BaseException) -> bool:
-    """True for errors the user can fix, reported as one line without a traceback: bad
-    input (ValueError), missing files (FileNotFoundError), a failing chapter, and a
-    truncated or corrupted data file (``replicate.data.DataArchiveError``)."""
-    if isinstance(err, (ValueError, FileNotFoundError, runner.ChapterError)):
-        return True
-    # a DataArchiveError exists only if its module was imported: look it up, import nothing
-    archives = sys.modules.get("replicate.data.archives")
-    return archives is not None and isinstance(err, archives.DataArchiveError)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,7 +31,7 @@ def describe(splits) -> str:
 
 def _cmd_check(args) -> int:
     from . import data
-    from .cli import is_user_error
+    from .cli_errors import is_user_error
     from .cli_runs import parse_assignment
 
     options = dict(parse_assignment(t) for t in (args.option or []))

@@ -18,7 +18,9 @@ Focal temperature scaling (FTS, Komisarenko & Kull {cite}`komisarenko2024fts`, S
 composes temperature scaling with the focal calibration map of their Prop. 4 / Eq. (1):
 ``p = focal_calibration_map(softmax(z / T), gamma_ev)``. The pair ``(gamma_ev, T)`` is chosen
 on a grid (:data:`FTS_GAMMAS` x :data:`FTS_T_GRID`, the grid of the authors' code; the paper
-text says T = 0.01..5 step 0.01) by validation NLL or equal-mass AdaECE with 15 bins.
+text says T = 0.01..5 step 0.01, :data:`PAPER_T_GRID`) by validation NLL or equal-mass AdaECE
+with 15 bins (or equal-width ECE). The maps, the authors' probability clamp and their focal
+link (an off-by-default option, ``link="authors"``) live in :mod:`replicate.posthoc_fts`.
 
 Every fit returns a :class:`Calibrator`: the fitted parameters, the selection metric, the
 validation score and the whole search table, callable on test logits.
@@ -39,11 +41,13 @@ from scipy import optimize, special
 
 from . import metrics as _metrics
 from .checks import positive_int
-from .theory.fts import check_gamma, focal_calibration_map
+from .posthoc_fts import AUTHORS_CLAMP, LINKS, PAPER_T_GRID, SELECT_METRICS, check_clamp, fts_probs, grid_scores
+from .theory.fts import check_gamma
 
 __all__ = [
     "Calibrator", "temperature_scale", "temperature_curve", "fit_temperature",
-    "fit_focal_temperature", "TS_GRID", "FTS_T_GRID", "FTS_GAMMAS",
+    "fit_focal_temperature", "fit_focal_temperatures", "TS_GRID", "FTS_T_GRID", "PAPER_T_GRID", "FTS_GAMMAS",
+    "AUTHORS_CLAMP",
 ]
 
 #: The papers' temperature grid: 0.1, 0.2, ..., 10.0.
@@ -54,7 +58,7 @@ FTS_T_GRID = np.round(np.arange(1, 101) * 0.05, 10)
 FTS_GAMMAS = (-0.5, -0.25, 0.05, 0.25, 0.37, 0.5, 0.75, 1.0, 5.0)
 
 _TS_METRICS = ("ece", "adaece", "nll")
-_FTS_METRICS = ("adaece", "nll")
+_FTS_METRICS = SELECT_METRICS
 _TIE_RTOL = 1e-12
 
 
@@ -128,7 +132,8 @@ class Calibrator:
     """A fitted post-hoc map from logits to probabilities.
 
     ``name`` is ``"temperature"`` (params ``{"T"}``) or ``"focal_temperature"`` (params
-    ``{"T", "gamma"}``); ``metric`` is the validation selection criterion and ``score`` its
+    ``{"T", "gamma"}``, optionally ``"link"`` and ``"clamp"`` of
+    :func:`replicate.posthoc_fts.fts_probs`); ``metric`` is the validation selection criterion and ``score`` its
     value at the chosen parameters; ``search`` holds every candidate and its score.
     """
 
@@ -143,6 +148,8 @@ class Calibrator:
         _check_T(self.params.get("T"))
         if self.name == "focal_temperature":
             check_gamma(self.params.get("gamma"), name="gamma")
+            _check_choice("link", self.params.get("link", "intended"), LINKS)
+            check_clamp(self.params.get("clamp"))
 
     @property
     def T(self) -> float:
@@ -154,10 +161,10 @@ class Calibrator:
 
     def __call__(self, logits) -> np.ndarray:
         """Calibrated probabilities (float64, shape of ``logits``)."""
-        q = temperature_scale(logits, self.T)
         if self.name == "focal_temperature":
-            return focal_calibration_map(q, self.gamma)
-        return q
+            return fts_probs(_check_logits(logits), self.T, self.gamma, self.params.get("link", "intended"),
+                             self.params.get("clamp"))
+        return temperature_scale(logits, self.T)
 
 
 # ----------------------------------------------------------------------------- fast grid
@@ -255,46 +262,61 @@ def fit_temperature(val_logits, val_labels, method: str = "grid", metric: str | 
 
 
 # ----------------------------------------------------------------------------- FTS
-def _focal_score(q: np.ndarray, y: np.ndarray, gamma: float, metric: str, n_bins: int,
-                 paper_compat: bool) -> float:
-    p = focal_calibration_map(q, gamma)
-    if metric == "adaece":
-        return _metrics.adaptive_ece(p, y, n_bins=n_bins, paper_compat=paper_compat, validate=False)
-    py = p[np.arange(len(p)), y]
-    with np.errstate(divide="ignore"):
-        return float(-np.mean(np.log(py)))       # +inf if a true class got probability 0
-
-
 def fit_focal_temperature(val_logits, val_labels, gammas=None, temperatures=None,
                           metric: str = "adaece", n_bins: int = 15,
-                          paper_compat: bool = False) -> Calibrator:
+                          paper_compat: bool = False, link: str = "intended", clamp=None) -> Calibrator:
     """Focal temperature scaling (Komisarenko & Kull 2024, Sec. 4.2) by grid search.
 
-    For every ``T`` of ``temperatures`` (default :data:`FTS_T_GRID`) and ``gamma_ev`` of
-    ``gammas`` (default :data:`FTS_GAMMAS`), the validation score of
-    ``focal_calibration_map(softmax(z / T), gamma_ev)`` is ``metric``: ``"adaece"``
-    (equal-mass, ``n_bins`` = 15 as in the paper; ``paper_compat=True`` uses the bins of the
-    released code of Mukhoti et al., which the FTS code inherits) or ``"nll"``. The first minimum in
-    (gamma in the given order, T ascending) wins, so ties keep the smaller ``T``.
-    Cost: one focal map per (gamma, T) pair, about 900 maps with the default grids.
+    For every ``T`` of ``temperatures`` (default :data:`FTS_T_GRID`; the paper text's is
+    :data:`PAPER_T_GRID`) and ``gamma_ev`` of ``gammas`` (default :data:`FTS_GAMMAS`), the
+    validation score of ``focal_calibration_map(softmax(z / T), gamma_ev)`` is ``metric``:
+    ``"adaece"`` (equal-mass, ``n_bins`` = 15 as in the paper; ``paper_compat=True`` uses the
+    bins of the released code of Mukhoti et al., which the FTS code inherits), ``"nll"`` or
+    ``"ece"`` (equal-width). The first minimum in (gamma in the given order, T ascending)
+    wins, so ties keep the smaller ``T``; non-finite scores are never chosen.
+
+    ``link="intended"`` computes Eq. (1) exactly, after clipping ``q`` to
+    ``[clamp, 1 - clamp]`` when ``clamp`` is given (the authors' code: 1e-12,
+    :data:`AUTHORS_CLAMP`). ``link="authors"`` reproduces the authors' focal link, its
+    float32 arithmetic, clamp and overflow guard (:mod:`replicate.posthoc_fts`); off by
+    default. The search table also counts, per pair, the validation rows the authors'
+    guard rewrote (``overflowed``).
     """
+    return fit_focal_temperatures(val_logits, val_labels, gammas, temperatures, (metric,), n_bins, paper_compat,
+                                  link, clamp)[metric]
+
+
+def fit_focal_temperatures(val_logits, val_labels, gammas=None, temperatures=None,
+                           metrics=("nll", "adaece"), n_bins: int = 15, paper_compat: bool = False,
+                           link: str = "intended", clamp=None) -> dict:
+    """:func:`fit_focal_temperature` for several selection ``metrics`` from one pass over the
+    grid: ``{metric: Calibrator}`` (each with the same search table)."""
     z = _check_logits(val_logits)
     y = _check_labels(val_labels, z)
-    metric = _check_choice("metric", metric, _FTS_METRICS)
+    metrics = tuple(metrics) if not isinstance(metrics, str) else (metrics,)
+    if not metrics:
+        raise ValueError(f"metrics must name at least one of {list(_FTS_METRICS)}")
+    for m in metrics:
+        _check_choice("metric", m, _FTS_METRICS)
     n_bins = positive_int("n_bins", n_bins)
+    link = _check_choice("link", link, LINKS)
+    clamp = check_clamp(clamp)
+    if link == "authors" and clamp not in (None, AUTHORS_CLAMP):
+        raise ValueError(f"clamp must be None or {AUTHORS_CLAMP} with link='authors' (their code's clamp); "
+                         f"got {clamp!r}")
     gs = list(FTS_GAMMAS if gammas is None else np.asarray(gammas, dtype=np.float64).ravel())
     if not gs:
         raise ValueError("gammas must be a non-empty sequence")
     gs = [check_gamma(g, name="gamma") for g in gs]
     temps = _check_grid(FTS_T_GRID if temperatures is None else temperatures, "temperatures")
-    scores = np.empty((len(gs), len(temps)))
-    for j, t in enumerate(temps):
-        q = _metrics.probs_from_logits(z, float(t))
-        for i, g in enumerate(gs):
-            scores[i, j] = _focal_score(q, y, g, metric, n_bins, paper_compat)
-    k = _first_min(scores.ravel())
-    i, j = divmod(k, len(temps))
-    search = pd.DataFrame({"gamma": np.repeat(gs, len(temps)), "T": np.tile(temps, len(gs)),
-                           metric: scores.ravel()})
-    return Calibrator("focal_temperature", {"T": float(temps[j]), "gamma": float(gs[i])}, metric,
-                      float(scores[i, j]), search=search)
+    search = grid_scores(z, y, gs, temps, tuple(dict.fromkeys(metrics)), link=link,
+                         clamp=AUTHORS_CLAMP if link == "authors" else clamp, n_bins=n_bins,
+                         paper_compat=paper_compat)
+    out = {}
+    for metric in metrics:
+        k = _first_min(search[metric].to_numpy())
+        params = {"T": float(search["T"].iloc[k]), "gamma": float(search["gamma"].iloc[k])}
+        if link != "intended" or clamp is not None:
+            params.update(link=link, clamp=AUTHORS_CLAMP if link == "authors" else clamp)
+        out[metric] = Calibrator("focal_temperature", params, metric, float(search[metric].iloc[k]), search=search)
+    return out

@@ -33,6 +33,7 @@ CHAPTERS = [
     "theory_dual_focal",
     "theory_fcl",
     "theory_fts",
+    "exp_fts",
     "exp_leaderboard",
 ]
 

@@ -27,9 +27,14 @@ def section_anchors(chapter: str) -> dict:
     from markdown_it.renderer import RendererHTML
     from myst_parser.parsers.mdit import create_md_parser
 
-    from .. import runner
+    import jupytext
 
-    nb = runner.read_notebook(runner.resolve_notebook(chapter))
+    from ..config import repo_root
+
+    source = repo_root() / "notebooks" / f"{chapter}.md"
+    if not source.is_file():
+        raise ValueError(f"chapter {chapter!r} has no source {source}")
+    nb = jupytext.read(source)
     md = create_md_parser(MdParserConfig(enable_extensions={"dollarmath", "amsmath", "colon_fence", "deflist"}),
                           renderer=RendererHTML)
     anchors, slugs = {}, []

@@ -47,6 +47,7 @@ SOURCES: tuple[Source, ...] = (
     Source("liang2024", "theory", "theory_fcl", "replicate.theory.fcl_claims:claims"),
     Source("komisarenko2024", "theory", "theory_fts", "replicate.theory.fts_claims:claims"),
     Source("mukhoti2020", "experiment", "exp_focal_loss", "replicate.experiments.mukhoti:claims"),
+    Source("komisarenko2024", "experiment", "exp_fts", "replicate.experiments.fts:claims"),
     *(Source(p, "experiment", "exp_leaderboard", f"replicate.experiments.leaderboard:claims_{p}")
       for p in ("mukhoti2020", "ghosh2022", "tao2023", "liang2024", "komisarenko2024")),
 )

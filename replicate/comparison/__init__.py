@@ -16,7 +16,12 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    any paper of :mod:`replicate.paper_tables`.
 5. :mod:`.stats` -- intervals over seeds, paired tests, seeds needed, bootstrap ranks and
    Kendall's tau (whether a difference between methods is real).
-6. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
+6. :mod:`.posthoc_eval` -- :func:`evaluate_posthoc`: no calibration, temperature scaling and
+   focal temperature scaling of any run, fitted on validation by a named metric over a
+   named grid (FTS paper's evaluation); :func:`summarise_posthoc`. :mod:`.posthoc_tables`:
+   :func:`paper_posthoc` (a printed TS/FTS table), :func:`posthoc_table` (both in the FTS
+   paper's layout) and :func:`fts_column` (the "+ FTS" column of any chapter).
+7. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
    paper's own row), written into a :class:`replicate.claims.ClaimLog`.
 7. The leaderboard's machinery: :mod:`.board` (every run under no calibration, TS and FTS,
    every metric on any subset of the test samples, seed intervals, bootstrap rank intervals,
@@ -28,6 +33,10 @@ All metric values are percentages, as the papers print them; temperatures are no
 """
 from .methods import METHODS, Method, methods_frame, resolve_methods
 from .paper import PaperReference, metric_tables, paper_reference, paper_values
+from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, fts_search, optimal_temperatures,
+                           posthoc_logits, resolve_grid, summarise_posthoc)
+from .posthoc_eval import cell as posthoc_value
+from .posthoc_tables import fts_caption, fts_column, paper_posthoc, posthoc_table, styled
 from . import agreement, board, pairs, stats
 from .plan import Plan, check_seeds, configs, load, reuse_finished, train, train_configs
 from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_name, describe_runs,
@@ -36,8 +45,11 @@ from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_n
 from .verdicts import Claim, below, log_claims, lowest, present, short, verdicts
 
 __all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "Plan", "check_seeds", "configs", "train",
-           "train_configs", "load", "reuse_finished", "board", "pairs", "agreement", "stats", "PaperReference", "paper_reference", "paper_values", "metric_tables",
+           "train_configs", "load", "reuse_finished", "board", "pairs", "agreement", "stats", "PaperReference",
+           "paper_reference", "paper_values", "metric_tables",
            "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits", "evaluate_runs",
            "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption", "styled_table",
            "describe_runs", "evidence_label", "data_name", "Claim", "verdicts", "log_claims", "present", "lowest",
-           "below", "short"]
+           "below", "short", "POSTHOC", "POSTHOC_METRICS", "GRIDS", "posthoc_logits", "evaluate_posthoc",
+           "summarise_posthoc", "posthoc_value", "fts_search", "optimal_temperatures", "resolve_grid", "paper_posthoc", "posthoc_table",
+           "fts_column", "fts_caption", "styled"]

@@ -3,6 +3,7 @@
 One module per chapter, built on the shared machinery of :mod:`replicate.comparison`:
 
 - :mod:`.mukhoti` -- ``exp_focal_loss`` (Mukhoti et al. 2020);
+- :mod:`.fts` -- ``exp_fts`` (Komisarenko & Kull 2024, focal temperature scaling);
 - :mod:`.leaderboard` -- ``exp_leaderboard`` (every method of the five papers, one protocol).
 
 A chapter module provides ``plan(**parameters) -> replicate.comparison.Plan``, whose
@@ -19,7 +20,9 @@ import importlib.util
 import inspect
 
 #: chapter (notebook name) -> module of this package that plans it
-CHAPTERS = {"exp_focal_loss": "mukhoti", "exp_leaderboard": "leaderboard"}
+CHAPTERS = {"exp_focal_loss": "mukhoti",
+            "exp_fts": "fts",
+            "exp_leaderboard": "leaderboard"}
 
 
 def chapter_module(chapter: str):
