@@ -23,7 +23,7 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    paper's layout) and :func:`fts_column` (the "+ FTS" column of any chapter).
 7. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
    paper's own row), written into a :class:`replicate.claims.ClaimLog`.
-7. The leaderboard's machinery: :mod:`.board` (every run under no calibration, TS and FTS,
+8. The leaderboard's machinery: :mod:`.board` (every run under no calibration, TS and FTS,
    every metric on any subset of the test samples, seed intervals, bootstrap rank intervals,
    the sortable table), :mod:`.pairs` (paired tests over seeds for every pair of methods, with
    the seeds each difference would need) and :mod:`.agreement` (Kendall's tau between our
