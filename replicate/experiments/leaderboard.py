@@ -94,8 +94,16 @@ def evaluate(runs: dict, log=None) -> tuple[dict, pd.DataFrame]:
 
 
 def labels(methods=None) -> dict:
-    """``{method key: short label}`` of the catalogue (all methods by default)."""
-    return {m.key: m.short for m in (methods or cmp.METHODS.values())}
+    """``{method key: label}`` of the catalogue (all methods by default): the short label, or
+    the full one where two methods share a short label (the two AdaFocal rules)."""
+    every = list(cmp.METHODS.values())
+    shared = {m.short for m in every if sum(o.short == m.short for o in every) > 1}
+    return {m.key: m.label if m.short in shared else m.short for m in (methods or every)}
+
+
+def name(key: str) -> str:
+    """The label of a method key (:func:`labels`); the key itself when unknown."""
+    return labels().get(key, key)
 
 
 def excluded(paper: str) -> dict:
@@ -107,13 +115,14 @@ def excluded(paper: str) -> dict:
     return {k: notes.get(k, "not one of our methods") for k in EXCLUDED.get(paper, ())}
 
 
-def agreement(calibrated: dict, methods, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
+def agreement(calibrated: dict, methods, n_boot: int = 200, seed: int = 0, ranks: dict | None = None
+              ) -> pd.DataFrame:
     """Kendall's tau between our ranking and each paper's printed CIFAR-10 ResNet-50 ranking of
     the methods it shares with us, for each column of :data:`AGREEMENT_COLUMNS`: one row per
     (paper, column, reading of the printed AdaFocal). Columns ``paper, column, reading, n,
     tau, low, high, p, methods, our_setting, our_metric, note``; ``attrs["ranks"]`` holds our
-    rank frames by (setting, metric)."""
-    ranks, rows = {}, []
+    rank frames by (setting, metric); ``ranks`` passes frames already computed (same keys)."""
+    ranks, rows = dict(ranks or {}), []
     for paper, columns in AGREEMENT_COLUMNS.items():
         for label, metric, scaled, setting, ours, our_metric in columns:
             printed = agr.printed_column(paper, metric, scaled, setting, exclude=excluded(paper))
@@ -121,10 +130,10 @@ def agreement(calibrated: dict, methods, n_boot: int = 200, seed: int = 0) -> pd
                 ranks[(ours, our_metric)] = board.rank_intervals(calibrated, our_metric, ours, n_boot, seed)
             for mapping in agr.readings(printed, methods):
                 res = agr.our_agreement(ranks[(ours, our_metric)], printed, mapping)
-                choice = [f"{cmp.short(k)} as {v}" for k, v in mapping.items() if k != v]
+                choice = [f"{name(k)} for the printed {v}" for k, v in mapping.items() if k != v]
                 rows.append({"paper": paper, "column": label, "reading": "; ".join(choice), "n": res["n"],
                              "tau": res["tau"], "low": res["low"], "high": res["high"], "p": res["p"],
-                             "methods": ", ".join(cmp.short(k) for k in res["methods"]), "our_setting": ours,
+                             "methods": ", ".join(name(k) for k in res["methods"]), "our_setting": ours,
                              "our_metric": our_metric, "note": res["reason"]})
     out = pd.DataFrame(rows)
     out.attrs["ranks"] = ranks
@@ -166,12 +175,12 @@ def best(summary: pd.DataFrame, metric: str = "ece", setting: str = "none") -> d
 
     def text(r):
         sd = f" ± {r['sd']:.2f}" if math.isfinite(r["sd"]) else ""
-        return f"{cmp.short(r['method'])} ({r['mean']:.2f}{sd})"
+        return f"{name(r['method'])} ({r['mean']:.2f}{sd})"
 
     top = part.iloc[0]
     second = part.iloc[1] if len(part) > 1 else None
-    return {"key": top.method, "label": cmp.short(top.method), "mean": float(top["mean"]), "sd": float(top["sd"]),
-            "text": text(top), "second": cmp.short(second.method) if second is not None else "none",
+    return {"key": top.method, "label": name(top.method), "mean": float(top["mean"]), "sd": float(top["sd"]),
+            "text": text(top), "second": name(second.method) if second is not None else "none",
             "second_text": text(second) if second is not None else "none"}
 
 
@@ -211,7 +220,7 @@ def _lowest_rule(paper: str, scaled: bool, alpha: float):
             mine = next((k for k, v in mapping.items() if v == own), None)
             keys = list(mapping)
             have = set(frame[(frame.setting == setting) & (frame.metric == "ece")].method)
-            missing = [cmp.short(k) for k in keys if k not in have]
+            missing = [name(k) for k in keys if k not in have]
             if mine is None or missing:
                 return "–", untested(f"not trained in this plan: {', '.join(missing) or own}")
             vals = board.seed_values(frame, "ece", setting)[keys]
@@ -220,16 +229,17 @@ def _lowest_rule(paper: str, scaled: bool, alpha: float):
             tests = {k: cmp.stats.paired_comparison(vals[mine], vals[k]) for k in keys if k != mine}
             sig = all(t["p"] < alpha and t["diff"] < 0 for t in tests.values())     # NaN p: not significant
             rank = int(means.rank(method="min")[mine])
-            text = (f"{cmp.short(mine)} {means[mine]:.2f} (rank {rank} of {len(keys)}); lowest "
-                    f"{cmp.short(best)} {means[best]:.2f}")
-            if best != mine and len(vals) > 1:
-                t = tests[best]
-                need = cmp.stats.seeds_needed(t["diff"], float((vals[mine] - vals[best]).std(ddof=1)))
+            other = best if best != mine else means.drop(mine).idxmin()      # the lowest, or the runner-up
+            text = (f"{name(mine)} {means[mine]:.2f} (rank {rank} of {len(keys)}); "
+                    f"{'lowest' if best != mine else 'next'} {name(other)} {means[other]:.2f}")
+            if len(vals) > 1:
+                t = tests[other]
+                need = cmp.stats.seeds_needed(t["diff"], float((vals[mine] - vals[other]).std(ddof=1)))
                 text += f"; difference p = {t['p']:.2g}" + (f", ~{need} seeds to detect" if need else "")
-            name = cmp.METHODS[mine].label
-            outcomes[f"{name}: lowest mean"] = bool(best == mine)
+            full = cmp.METHODS[mine].label
+            outcomes[f"{full}: lowest mean"] = bool(best == mine)
             if len(vals) > 1:                      # one seed: no paired test, one reading less
-                outcomes[f"{name}: significantly lowest"] = sig
+                outcomes[f"{full}: significantly lowest"] = sig
             texts.append(text)
         n = frame.seed.nunique()
         head = f"ECE % {'post' if scaled else 'pre'} T, mean of {n} seed{'s' if n > 1 else ''}: "
@@ -247,7 +257,7 @@ def _fts_rule(alpha: float, every_model: bool):
             printed = agr.printed_column(FTS_PAPER, "adaece", True, FTS_SETTING, exclude=excluded(FTS_PAPER))
             keys = [m.key for m in cmp.METHODS.values() if m.compared_with in printed]
         have = set(part[part.setting == "ts"].method) & set(part[part.setting == "fts"].method)
-        missing = [cmp.short(k) for k in keys if k not in have]
+        missing = [name(k) for k in keys if k not in have]
         if missing:
             return "–", untested(f"not trained in this plan: {', '.join(missing)}")
         ts, fts = board.seed_values(frame, "ece", "ts")[keys], board.seed_values(frame, "ece", "fts")[keys]
@@ -255,7 +265,7 @@ def _fts_rule(alpha: float, every_model: bool):
         sig = [k for k in keys if len(ts) > 1 and (r := cmp.stats.paired_comparison(fts[k], ts[k]))["p"] < alpha
                and r["diff"] < 0]
         text = (f"ECE % after FTS below after TS (mean of {len(ts)} seeds) for {len(lower)} of {len(keys)} models"
-                f"{': not ' + ', '.join(cmp.short(k) for k in keys if k not in lower) if len(lower) < len(keys) else ''}"
+                f"{': not ' + ', '.join(name(k) for k in keys if k not in lower) if len(lower) < len(keys) else ''}"
                 f"; significantly (paired t-test, p < {alpha:g}) for {len(sig)}")
         if every_model:
             return text, beyond(len(lower) == len(keys))
