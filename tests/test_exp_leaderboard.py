@@ -168,6 +168,26 @@ def test_rank_intervals_put_a_clearly_better_method_first_and_handle_higher_is_b
         board.rank_intervals({k: v for k, v in cal.items() if k != ("bad", 2, "none")}, "nll", "none")
 
 
+def test_auroc_ranks_refuse_runs_without_ood_logits_and_twins_are_found():
+    cal = {(m, s, "none"): _cal(0.8, seed=s, ood_conf=None if m == "b" else 0.0) for m in "ab" for s in (1, 2)}
+    with pytest.raises(ValueError, match="without out-of-distribution logits"):
+        board.rank_intervals(cal, "auroc", "none", n_boot=2)
+
+    class FakeRun:
+        def __init__(self, z):
+            self.z = z
+
+        def logits(self, split):
+            return self.z, None
+
+    z1, z2 = np.eye(3), np.ones((3, 3))
+    runs = {("a", 1): FakeRun(z1), ("b", 1): FakeRun(z1.copy()), ("c", 1): FakeRun(z2),
+            ("a", 2): FakeRun(z2), ("b", 2): FakeRun(z2.copy()), ("c", 2): FakeRun(z2)}
+    assert lb.identical_models(runs) == [("a", "b")]          # c differs at seed 1
+    names = lb.labels()
+    assert names["adafocal_paper"] != names["adafocal_code"] and names["fl3"] == "FL-3"
+
+
 # ----------------------------------------------------------------------------- rank agreement
 def test_readings_and_our_agreement_against_scipy():
     ours = [rp.comparison.METHODS[k] for k in ("cross_entropy", "adafocal_paper", "adafocal_code", "fcl")]

@@ -130,7 +130,7 @@ def agreement(calibrated: dict, methods, n_boot: int = 200, seed: int = 0, ranks
                 ranks[(ours, our_metric)] = board.rank_intervals(calibrated, our_metric, ours, n_boot, seed)
             for mapping in agr.readings(printed, methods):
                 res = agr.our_agreement(ranks[(ours, our_metric)], printed, mapping)
-                choice = [f"{name(k)} for the printed {v}" for k, v in mapping.items() if k != v]
+                choice = [f"ours: {name(k)}" for k, v in mapping.items() if k != v]
                 rows.append({"paper": paper, "column": label, "reading": "; ".join(choice), "n": res["n"],
                              "tau": res["tau"], "low": res["low"], "high": res["high"], "p": res["p"],
                              "methods": ", ".join(name(k) for k in res["methods"]), "our_setting": ours,
@@ -188,6 +188,19 @@ def printed(paper: str, method: str, metric: str = "ece", scaled: bool = False) 
     """One printed number of ``paper``'s CIFAR-10 ResNet-50 row as text ("not printed" when absent)."""
     v = agr.printed_column(paper, metric, scaled).get(method)
     return "not printed" if v is None else f"{v:.2f}"
+
+
+def identical_models(runs: dict) -> list[tuple[str, str]]:
+    """Pairs of methods whose runs have identical test logits at every seed (e.g. the two
+    AdaFocal rules when no gamma reaches a bound, where the rules coincide): the same
+    model trained twice under two names."""
+    import numpy as np
+
+    methods = list(dict.fromkeys(m for m, _ in runs))
+    seeds = sorted({s for _, s in runs})
+    z = {k: r.logits("test")[0] for k, r in runs.items()}
+    return [(a, b) for i, a in enumerate(methods) for b in methods[i + 1:]
+            if all((a, s) in z and (b, s) in z and np.array_equal(z[(a, s)], z[(b, s)]) for s in seeds)]
 
 
 def agreement_summary(table: pd.DataFrame) -> dict:

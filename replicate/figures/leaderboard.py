@@ -78,9 +78,12 @@ def pairs_figure(pairs: pd.DataFrame, order=None, labels: Mapping[str, str] | No
         for j in range(n):
             mark = "**" if sig_bh.iat[i, j] is True else ("*" if sig.iat[i, j] is True else "")
             if mark:
-                a1.text(j, i, mark, ha="center", va="center", fontsize="small")
+                a1.text(j, i, mark, ha="center", va="center", fontsize="small",
+                        color="w" if abs(diff.iat[i, j]) > lim / 2 else "k")
     logs = np.log10(need.to_numpy(dtype=float))
-    im2 = a2.imshow(logs, cmap="viridis_r")
+    cmap = plt.get_cmap("viridis_r").copy()
+    cmap.set_bad("0.85")                         # no difference, or more seeds than searched
+    im2 = a2.imshow(np.ma.masked_invalid(logs), cmap=cmap)
     mid = np.nanmean(logs) if np.isfinite(logs).any() else 0.0
     cb = fig.colorbar(im2, ax=a2, shrink=0.7, label="seeds needed (80 % power, log scale)")
     ticks = [t for t in (2, 3, 5, 10, 30, 100, 1000, 10000) if np.nanmin(logs, initial=np.inf) <= math.log10(t)
