@@ -29,8 +29,9 @@ def test_plan_parameters_equal_the_chapter_and_bad_values_are_refused_before_tra
     assert set(p.groups) == {"image"} and {k for k, _ in p.image} == set(lb.SMOKE_METHODS)
     assert {s for _, s in p.image} == {1, 2, 3}
     assert [m.key for m in lb.plan("cpu", device="cpu").methods["image"]] == list(lb.METHOD_KEYS)
+    assert {k for k, _ in lb.plan("smoke", methods=["fls532", "fl4"], device="cpu").image} == {"fls532", "fl4"}
     for kw, match in (({"profile": "laptop"}, "unknown profile"), ({"seeds": [1, 1]}, "seeds must not repeat"),
-                      ({"seeds": []}, "seeds must be"), ({"methods": ["fl4"]}, "unknown method"),
+                      ({"seeds": []}, "seeds must be"), ({"methods": ["fl6"]}, "unknown method"),
                       ({"methods": ["fcl"]}, "at least two methods"), ({"dataset": "20newsgroups"}, "image data"),
                       ({"dataset": "mnist"}, "unknown dataset"), ({"device": "tpu"}, "device")):
         with pytest.raises(ValueError, match=match):

@@ -63,8 +63,8 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
          device: str | None = "auto") -> cmp.Plan:
     """Validate the chapter's parameters and build its run configurations; nothing trains.
 
-    One group, ``image``: every method of ``methods`` (None: :func:`default_methods`) at every
-    seed, on ``dataset`` with ``model`` (None: the profile's network). A run another chapter
+    One group, ``image``: every method of ``methods`` (None: :func:`default_methods`; any
+    method of the catalogue :data:`replicate.comparison.METHODS` may be added) at every seed, on ``dataset`` with ``model`` (None: the profile's network). A run another chapter
     trained with per-epoch records is reused. Each bad parameter raises a ValueError naming
     it and the allowed values.
     """
@@ -74,7 +74,7 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
 
     prof = get_profile(profile)
     seeds = cmp.check_seeds(seeds)
-    chosen = cmp.resolve_methods(default_methods(prof.name) if methods is None else methods, METHOD_KEYS)
+    chosen = cmp.resolve_methods(default_methods(prof.name) if methods is None else methods)
     if len(chosen) < 2:
         raise ValueError(f"methods must name at least two methods to rank; got {methods!r}")
     if dataset_kind(dataset) != "image":
