@@ -185,6 +185,9 @@ def test_auroc_ranks_refuse_runs_without_ood_logits_and_twins_are_found():
     runs = {("a", 1): FakeRun(z1), ("b", 1): FakeRun(z1.copy()), ("c", 1): FakeRun(z2),
             ("a", 2): FakeRun(z2), ("b", 2): FakeRun(z2.copy()), ("c", 2): FakeRun(z2)}
     assert lb.identical_models(runs) == [("a", "b")]          # c differs at seed 1
+    r = pd.DataFrame({"method": list("abc"), "rank": [1.0, 2, 3], "mean_rank": [1.0, 2, 3],
+                      "rank_low": [1.0, 1, 3], "rank_high": [2.0, 2, 3]})
+    assert lb.neighbours_overlap(r) == (1, 2)                  # a-b overlap, b-c do not
     names = lb.labels()
     assert names["adafocal_paper"] != names["adafocal_code"] and names["fl3"] == "FL-3"
 

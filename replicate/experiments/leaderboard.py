@@ -190,6 +190,14 @@ def printed(paper: str, method: str, metric: str = "ece", scaled: bool = False) 
     return "not printed" if v is None else f"{v:.2f}"
 
 
+def neighbours_overlap(ranks: pd.DataFrame) -> tuple[int, int]:
+    """``(overlapping, pairs)``: of the methods next to each other in the order of their rank,
+    how many pairs have overlapping bootstrap rank intervals (cannot be told apart)."""
+    f = ranks.sort_values(["rank", "mean_rank"]).reset_index(drop=True)
+    over = sum(f.rank_high[i] >= f.rank_low[i + 1] for i in range(len(f) - 1))
+    return int(over), max(len(f) - 1, 0)
+
+
 def identical_models(runs: dict) -> list[tuple[str, str]]:
     """Pairs of methods whose runs have identical test logits at every seed (e.g. the two
     AdaFocal rules when no gamma reaches a bound, where the rules coincide): the same
