@@ -19,6 +19,13 @@ other combined components and the SVG output (about 7 MB copied instead of 24 MB
 
 A ``mathjax_path`` set in ``_config.yml`` other than Sphinx's CDN default is left alone.
 
+**Sortable tables.** Tables written by :func:`replicate.html_table.sortable_table` (class
+``sortable``) are sorted by a click on a column header by the script of the npm package
+``sortable-tablesort`` 4.1.7 (the Unlicense; no PyPI package ships it, so its two small
+script files and its style sheet are vendored unchanged, with a header naming the source, in
+``replicate/static/sortable/``). ``replicate/static`` is added to ``html_static_path``, so
+Sphinx copies them into ``_static/sortable/``, and every page loads them (about 5 KB).
+
 **Each script once.** sphinx-thebe 0.3 registers its inline configuration script
 (``const THEBE_JS_URL = ...``) after the HTML builder has started, and Sphinx 7 then
 writes it twice into every page; the second copy throws "Identifier 'THEBE_JS_URL' has
@@ -80,6 +87,22 @@ def _copy_after_build(app, exception) -> None:
         copy_mathjax(Path(app.outdir) / "_static")
 
 
+def _add_sortable_tables(app, config) -> None:
+    """Serve the table-sorting script and style sheet of :mod:`replicate.html_table` from the
+    book's ``_static`` folder (``replicate/static`` is added to ``html_static_path``) and load
+    them on every page (about 5 KB; they act only on tables of class ``sortable``)."""
+    from .html_table import SCRIPTS, STATIC_DIR, STYLESHEETS
+
+    missing = [f for f in (*SCRIPTS, *STYLESHEETS) if not (STATIC_DIR / f).is_file()]
+    if missing:
+        raise FileNotFoundError(f"the table-sorting files {missing} are missing under {STATIC_DIR}")
+    config.html_static_path = [*config.html_static_path, str(STATIC_DIR)]
+    for js in SCRIPTS:
+        app.add_js_file(js)
+    for css in STYLESHEETS:
+        app.add_css_file(css)
+
+
 def unique_scripts(scripts: list) -> list:
     """``scripts`` without repeats: an entry with the same file (or inline body) and attributes
     as an earlier one is dropped, whatever its priority (an inline script may come with
@@ -104,6 +127,7 @@ def setup(app):
     """Sphinx entry point."""
     app.setup_extension("sphinx.ext.mathjax")
     app.connect("config-inited", _use_local_path)
+    app.connect("config-inited", _add_sortable_tables)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
     app.connect("build-finished", _copy_after_build)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

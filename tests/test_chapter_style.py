@@ -37,6 +37,7 @@ CHAPTERS = [
     "exp_dual_focal",
     "exp_fcl",
     "exp_fts",
+    "exp_leaderboard",
 ]
 
 MAX_LINES = 12

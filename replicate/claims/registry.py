@@ -51,6 +51,8 @@ SOURCES: tuple[Source, ...] = (
     Source("tao2023", "experiment", "exp_dual_focal", "replicate.experiments.dual_focal:claims"),
     Source("liang2024", "experiment", "exp_fcl", "replicate.experiments.fcl:claims"),
     Source("komisarenko2024", "experiment", "exp_fts", "replicate.experiments.fts:claims"),
+    *(Source(p, "experiment", "exp_leaderboard", f"replicate.experiments.leaderboard:claims_{p}")
+      for p in ("mukhoti2020", "ghosh2022", "tao2023", "liang2024", "komisarenko2024")),
 )
 
 

@@ -28,6 +28,11 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
 9. :mod:`.rows` -- a paper's tables over all its rows (:func:`rows.paper_rows`), ablation
    tables by setting and the recorded defects of a table (:func:`rows.table_notes`).
 10. :mod:`.ood` -- out-of-distribution AUROC and ROC curves from the runs' OOD logits.
+11. The leaderboard's machinery: :mod:`.board` (every run under no calibration, TS and FTS,
+   every metric on any subset of the test samples, seed intervals, bootstrap rank intervals,
+   the sortable table), :mod:`.pairs` (paired tests over seeds for every pair of methods, with
+   the seeds each difference would need) and :mod:`.agreement` (Kendall's tau between our
+   ranking and each paper's, and between the papers).
 
 All metric values are percentages, as the papers print them; temperatures are not.
 """
@@ -38,15 +43,16 @@ from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, ft
                            posthoc_logits, resolve_grid, summarise_posthoc)
 from .posthoc_eval import cell as posthoc_value
 from .posthoc_tables import fts_caption, fts_column, paper_posthoc, posthoc_table, styled
-from . import layouts, stats
-from .plan import Plan, check_seeds, configs, load, train, train_configs
+from . import agreement, board, layouts, pairs, stats
+from .plan import Plan, check_seeds, configs, load, reuse_finished, train, train_configs
 from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_name, describe_runs,
                      evaluate_logits, evaluate_runs, evidence_label, quote, s99_side_by_side, side_by_side,
                      styled_table, summarise, table_caption, value)
 from .verdicts import Claim, below, log_claims, lowest, present, short, verdicts
 
 __all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "Plan", "check_seeds", "configs", "train",
-           "train_configs", "load", "PaperReference", "paper_reference", "paper_values", "metric_tables",
+           "train_configs", "load", "reuse_finished", "board", "pairs", "agreement", "stats", "PaperReference",
+           "paper_reference", "paper_values", "metric_tables",
            "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits", "evaluate_runs",
            "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption", "styled_table",
            "describe_runs", "evidence_label", "data_name", "Claim", "verdicts", "log_claims", "present", "lowest",

@@ -166,3 +166,30 @@ def load(p: Plan, groups=None) -> dict | None:
             return None
         out[g] = found
     return out
+
+
+#: Options that only add measurements to a run and leave the trained model as it is: a run
+#: trained with them may stand in for the same run without them (and the other way round).
+RECORD_ONLY_OPTIONS = ({"eval_every_epoch": True}, {"eval_every_epoch": False})
+
+
+def reuse_finished(cfgs: dict, alternatives=RECORD_ONLY_OPTIONS) -> dict:
+    """``cfgs`` (``{(key, seed): RunConfig}``) with each configuration that has no finished
+    run replaced by the first of its ``alternatives`` (the same configuration with some
+    options changed; default :data:`RECORD_ONLY_OPTIONS`: with or without per-epoch
+    metrics) that has one. A chapter that compares final models (the leaderboard) reuses
+    the runs other chapters trained with per-epoch records; what is still missing is
+    planned as given. Reads the stores; trains nothing."""
+    from ..runs import find
+
+    out = {}
+    for k, cfg in cfgs.items():
+        chosen = cfg
+        if find(cfg) is None:
+            for alt in alternatives:
+                other = cfg.replace(options={**cfg.options, **alt})
+                if other.key != cfg.key and find(other) is not None:
+                    chosen = other
+                    break
+        out[k] = chosen
+    return out

@@ -103,10 +103,19 @@ def seeds_needed(diff: float, sd_diff: float, power: float = 0.8, alpha: float =
     if sd_diff == 0:
         return 2
     effect = diff / sd_diff
-    for n in range(2, max_n + 1):
-        if paired_power(n, effect, alpha) >= power:
-            return n
-    return None
+    lo, hi = 1, 2                  # power grows with n: double until it is enough, then bisect
+    while not paired_power(min(hi, max_n), effect, alpha) >= power:
+        if hi >= max_n:
+            return None
+        lo, hi = hi, 2 * hi
+    hi = min(hi, max_n)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if paired_power(mid, effect, alpha) >= power:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def _rank(values: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ One module per chapter, built on the shared machinery of :mod:`replicate.compari
 - :mod:`.dual_focal` -- ``exp_dual_focal`` (Tao et al. 2023).
 - :mod:`.fcl` -- ``exp_fcl`` (Liang et al., Focal Calibration Loss).
 - :mod:`.fts` -- ``exp_fts`` (Komisarenko & Kull 2024, focal temperature scaling).
+- :mod:`.leaderboard` -- ``exp_leaderboard`` (every method of the five papers, one protocol).
 
 A chapter module provides ``plan(**parameters) -> replicate.comparison.Plan``, whose
 keywords are exactly the chapter's ``parameters`` cell (so ``replicate sweep`` and
@@ -26,7 +27,8 @@ CHAPTERS = {"exp_focal_loss": "mukhoti",
             "exp_adafocal": "adafocal",
             "exp_dual_focal": "dual_focal",
             "exp_fcl": "fcl",
-            "exp_fts": "fts"}
+            "exp_fts": "fts",
+            "exp_leaderboard": "leaderboard"}
 
 
 def chapter_module(chapter: str):

@@ -1,6 +1,7 @@
 """Figures of the papers' experiments drawn from recorded runs, one module per paper
 (:mod:`.adafocal`: Ghosh et al. 2022; :mod:`.dual_focal`: Tao et al. 2023; :mod:`.fcl`:
-Liang et al., Focal Calibration Loss). Mukhoti et al.'s figures are in
+Liang et al., Focal Calibration Loss; :mod:`.leaderboard`: every method of the five papers
+under one protocol). Mukhoti et al.'s figures are in
 :mod:`replicate.training_plots`."""
 from __future__ import annotations
 
