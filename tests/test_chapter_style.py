@@ -33,6 +33,7 @@ CHAPTERS = [
     "theory_dual_focal",
     "theory_fcl",
     "theory_fts",
+    "exp_focal_loss",
     "exp_adafocal",
     "exp_dual_focal",
     "exp_fcl",
