@@ -78,7 +78,9 @@ def evaluate_logits(val_logits, val_labels, test_logits, test_labels, n_bins: in
     form, percent). Columns ``metric, temperature_scaled, value, T, T_selected_by``; post-T
     rows use the temperature of ``grid`` (default 0.1..10.0) minimising the validation
     value of ``t_selected_by[metric]`` (default :data:`T_SELECTED_BY`, ECE for metrics it
-    does not name)."""
+    does not name). ``n_bins`` is the bin count of that validation metric only: the test
+    metrics are reported with the papers' 15 bins (call :func:`replicate.metrics.ece` with
+    ``n_bins`` for another count)."""
     sel_by = {**T_SELECTED_BY, **(t_selected_by or {})}
     names = _check_metrics(metrics, sel_by)
     val_z, test_z = (np.asarray(z, dtype=np.float64) for z in (val_logits, test_logits))
@@ -99,8 +101,8 @@ def evaluate_logits(val_logits, val_labels, test_logits, test_labels, n_bins: in
 
 
 def evaluate_runs(runs: dict, n_bins: int = 15, **kw) -> pd.DataFrame:
-    """:func:`evaluate_logits` of every run of ``{(method, seed): Run}`` (keywords passed on),
-    with columns ``method`` and ``seed`` in front."""
+    """:func:`evaluate_logits` of every run of ``{(method, seed): Run}`` (keywords passed on;
+    ``n_bins`` only changes how T is selected), with columns ``method`` and ``seed`` in front."""
     frames = []
     for (key, seed), run in runs.items():
         f = evaluate_logits(*run.logits("val"), *run.logits("test"), n_bins=n_bins, **kw)
