@@ -23,12 +23,12 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    paper's layout) and :func:`fts_column` (the "+ FTS" column of any chapter).
 7. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
    paper's own row), written into a :class:`replicate.claims.ClaimLog`.
-8. :mod:`.layouts` -- a paper's tables in long form over every row and setting, ours in the
-   same form, and the layouts of ablation tables, means ± standard errors and table defects.
-9. :mod:`.rows` -- a paper's tables over all its rows (:func:`rows.paper_rows`), ablation
-   tables by setting and the recorded defects of a table (:func:`rows.table_notes`).
-10. :mod:`.ood` -- out-of-distribution AUROC and ROC curves from the runs' OOD logits.
-11. The leaderboard's machinery: :mod:`.board` (every run under no calibration, TS and FTS,
+8. :mod:`.layouts` -- a paper's tables in long form over every row and setting (by table,
+   :func:`layouts.paper_long`, or by metric, :func:`layouts.paper_rows`), ours in the same
+   form (:func:`layouts.summary_long`), and the layouts of ablation tables by setting, means ±
+   standard errors and the recorded defects of a table (:func:`layouts.table_notes`).
+9. :mod:`.ood` -- out-of-distribution AUROC and ROC curves from the runs' OOD logits.
+10. The leaderboard's machinery: :mod:`.board` (every run under no calibration, TS and FTS,
    every metric on any subset of the test samples, seed intervals, bootstrap rank intervals,
    the sortable table), :mod:`.pairs` (paired tests over seeds for every pair of methods, with
    the seeds each difference would need) and :mod:`.agreement` (Kendall's tau between our
@@ -36,7 +36,7 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
 
 All metric values are percentages, as the papers print them; temperatures are not.
 """
-from . import ood, rows
+from . import ood
 from .methods import METHODS, Method, methods_frame, resolve_methods
 from .paper import PaperReference, metric_tables, paper_reference, paper_values
 from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, fts_search, optimal_temperatures,
