@@ -7,7 +7,9 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    parameters where a paper tunes them.
 2. :mod:`.plan` -- :class:`Plan`: a chapter's runs in named groups, validated before
    anything trains; :func:`train` trains or loads them through the run store,
-   :func:`load` reads them without training.
+   :func:`load` reads them without training (:func:`load_groups`: the groups that are
+   complete); :func:`check_datasets` and :func:`add_referenced` are the steps every
+   chapter's plan shares.
 3. :mod:`.tables` -- :func:`evaluate_runs` recomputes every table metric from the stored
    logits, before and after temperature scaling; :func:`side_by_side` and
    :func:`styled_table` set ours beside the paper's numbers with the difference.
@@ -44,14 +46,15 @@ from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, ft
 from .posthoc_eval import cell as posthoc_value
 from .posthoc_tables import fts_caption, fts_column, paper_posthoc, posthoc_table, styled
 from . import agreement, board, layouts, pairs, stats
-from .plan import Plan, check_seeds, configs, load, reuse_finished, train, train_configs
+from .plan import (Plan, add_referenced, check_datasets, check_seeds, configs, load, load_groups, reuse_finished, train,
+                   train_configs)
 from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_name, describe_runs,
                      evaluate_logits, evaluate_runs, evidence_label, quote, s99_side_by_side, side_by_side,
                      styled_table, summarise, table_caption, value)
 from .verdicts import Claim, below, log_claims, lowest, present, short, verdicts
 
 __all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "Plan", "check_seeds", "configs", "train",
-           "train_configs", "load", "reuse_finished", "board", "pairs", "agreement", "stats", "PaperReference",
+           "train_configs", "load", "load_groups", "check_datasets", "add_referenced", "reuse_finished", "board", "pairs", "agreement", "stats", "PaperReference",
            "paper_reference", "paper_values", "metric_tables",
            "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits", "evaluate_runs",
            "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption", "styled_table",
