@@ -376,6 +376,9 @@ def test_paper_rows_merge_spellings_and_keep_every_row():
         cmp.layouts.paper_rows("ghosh2022", ["rbs"])
     notes = cmp.layouts.table_notes("ghosh2022", ["table1"])
     assert (notes.printed == "08").sum() == 1 and (notes.cell == "table").sum() == 1
+    renamed = cmp.layouts.rename_method(rows, "adafocal", "ours", drop=("brier",))
+    assert not {"adafocal", "brier"} & set(renamed.method)
+    assert (renamed.method == "ours").sum() == (rows.method == "adafocal").sum()
 
 
 def test_settings_side_by_side_places_both_sides_and_the_difference():
