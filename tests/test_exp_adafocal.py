@@ -100,12 +100,12 @@ def test_cpu_plan_reuses_the_mukhoti_runs_and_shares_the_main_adafocal_run():
 # ----------------------------------------------------------------------------- rules on constructed numbers
 def _ev(cells, **kw):
     """Evidence from ``{(row, setting, method, metric, scaled): value}`` (T in a "T" entry)."""
-    rows = [{"row": r, "dataset_key": r.split(",")[0], "setting": s, "method": m, "metric": met,
-             "temperature_scaled": sc, "mean": v, "std": np.nan, "T": t, "n_seeds": 1}
+    rows = [{"table": "", "row": r, "dataset_key": r.split(",")[0], "model_key": "", "setting": s, "method": m,
+             "metric": met, "temperature_scaled": sc, "mean": v, "sd": np.nan, "se": np.nan, "T": t,
+             "T_sd": np.nan, "n": 1, "note": ""}
             for (r, s, m, met, sc), (v, t) in ((k, v if isinstance(v, tuple) else (v, np.nan))
                                               for k, v in cells.items())]
-    return ev.Evidence(pd.DataFrame(rows, columns=["row", "dataset_key", "setting", "method", "metric",
-                                                   "temperature_scaled", "mean", "std", "T", "n_seeds"]), **kw)
+    return ev.Evidence(pd.DataFrame(rows, columns=cmp.layouts.LONG), **kw)
 
 
 def _table1(row, ada, **others):
@@ -362,29 +362,37 @@ def test_ood_auroc_and_roc_against_sklearn_on_the_entropy(stores):
 
 
 def test_paper_rows_merge_spellings_and_keep_every_row():
-    rows = cmp.rows.paper_rows("ghosh2022", ["ece", "adaece"])
+    rows = cmp.layouts.paper_rows("ghosh2022", ["ece", "adaece"])
     assert rows.row.nunique() == 11
     tiny = rows[rows.row.str.startswith("Tiny-ImageNet")]
     assert set(tiny.metric) == {"ece", "adaece"} and tiny.row.nunique() == 1      # "Resnet-50" / "ResNet-50"
     cell = rows[(rows.row == "CIFAR-10, ResNet-50") & (rows.method == "adafocal") & (rows.metric == "ece")
                 & ~rows.temperature_scaled]
     assert cell["mean"].iloc[0] == 0.8 and "printed '08'" in cell["note"].iloc[0]
-    ood = cmp.rows.paper_rows("ghosh2022", ["auroc"], settings=("ood=SVHN",))
+    assert (cell["table"].iloc[0], cell["tables"].iloc[0]) == ("table1", "1")
+    ood = cmp.layouts.paper_rows("ghosh2022", ["auroc"], settings=("ood=SVHN",))
     assert set(ood.row) == {"CIFAR-10, ResNet-110", "CIFAR-10, Wide-ResNet-26-10"}
-    notes = cmp.rows.table_notes("ghosh2022", ["table1"])
+    with pytest.raises(ValueError, match="reports no metric"):
+        cmp.layouts.paper_rows("ghosh2022", ["rbs"])
+    notes = cmp.layouts.table_notes("ghosh2022", ["table1"])
     assert (notes.printed == "08").sum() == 1 and (notes.cell == "table").sum() == 1
+    renamed = cmp.layouts.rename_method(rows, "adafocal", "ours", drop=("brier",))
+    assert not {"adafocal", "brier"} & set(renamed.method)
+    assert (renamed.method == "ours").sum() == (rows.method == "adafocal").sum()
 
 
 def test_settings_side_by_side_places_both_sides_and_the_difference():
-    ours = pd.DataFrame({"setting": ["bins=5", "bins=5"], "method": "adafocal", "metric": ["ece", "adaece"],
-                         "temperature_scaled": False, "mean": [1.25, 2.0], "std": [np.nan, 0.5]})
-    t = cmp.rows.settings_side_by_side(ours, ev.table9_rows(), "adafocal", ("ece", "adaece"), ["bins=5", "bins=10"])
+    ours = pd.DataFrame({"table": "table9", "setting": ["bins=5", "bins=5"], "method": "adafocal",
+                         "metric": ["ece", "adaece"], "temperature_scaled": False, "mean": [1.25, 2.0],
+                         "sd": [np.nan, 0.5]})
+    t = cmp.layouts.settings_side_by_side(ours, ev.table9_rows(), "table9", ("ece", "adaece"), ["bins=5", "bins=10"],
+                                          {"adafocal": "ours"}, "adafocal")
     assert t.loc["bins=5", ("ece", "paper")] == "0.76" and t.loc["bins=5", ("ece", "ours")] == "1.25"
     assert t.loc["bins=5", ("ece", "ours − paper")] == "0.49"
     assert t.loc["bins=5", ("adaece", "ours")] == "2.00 ± 0.50"
     assert t.loc["bins=10", ("ece", "ours")] == "–"
     with pytest.raises(ValueError, match="unknown metric"):
-        cmp.rows.settings_side_by_side(ours, None, "adafocal", ("eceX",), ["bins=5"])
+        cmp.layouts.settings_side_by_side(ours, None, "table9", ("eceX",), ["bins=5"], {"adafocal": "ours"}, "adafocal")
 
 
 def test_metric_registry_has_the_adafocal_metrics():

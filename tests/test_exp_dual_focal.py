@@ -368,7 +368,7 @@ def cpu_chapter():
     """The chapter at the cpu profile from the committed store (text runs left out: they may
     await the text model's retraining); skipped when the image runs are not committed."""
     p = exp.plan("cpu", text_dataset=None, device="cpu")
-    runs = exp.load_groups(p)
+    runs = cmp.load_groups(p)
     if "image" not in runs or any(r.store != "results" for r in runs["image"].values()):
         pytest.skip("the chapter's cpu image runs are not in the committed store")
     return rp.experiments.dual_focal_tables.chapter(p, runs)

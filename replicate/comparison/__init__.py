@@ -7,7 +7,9 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    parameters where a paper tunes them.
 2. :mod:`.plan` -- :class:`Plan`: a chapter's runs in named groups, validated before
    anything trains; :func:`train` trains or loads them through the run store,
-   :func:`load` reads them without training.
+   :func:`load` reads them without training (:func:`load_groups`: the groups that are
+   complete); :func:`check_datasets` and :func:`add_referenced` are the steps every
+   chapter's plan shares.
 3. :mod:`.tables` -- :func:`evaluate_runs` recomputes every table metric from the stored
    logits, before and after temperature scaling; :func:`side_by_side` and
    :func:`styled_table` set ours beside the paper's numbers with the difference.
@@ -23,12 +25,12 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    paper's layout) and :func:`fts_column` (the "+ FTS" column of any chapter).
 7. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
    paper's own row), written into a :class:`replicate.claims.ClaimLog`.
-8. :mod:`.layouts` -- a paper's tables in long form over every row and setting, ours in the
-   same form, and the layouts of ablation tables, means ± standard errors and table defects.
-9. :mod:`.rows` -- a paper's tables over all its rows (:func:`rows.paper_rows`), ablation
-   tables by setting and the recorded defects of a table (:func:`rows.table_notes`).
-10. :mod:`.ood` -- out-of-distribution AUROC and ROC curves from the runs' OOD logits.
-11. The leaderboard's machinery: :mod:`.board` (every run under no calibration, TS and FTS,
+8. :mod:`.layouts` -- a paper's tables in long form over every row and setting (by table,
+   :func:`layouts.paper_long`, or by metric, :func:`layouts.paper_rows`), ours in the same
+   form (:func:`layouts.summary_long`), and the layouts of ablation tables by setting, means ±
+   standard errors and the recorded defects of a table (:func:`layouts.table_notes`).
+9. :mod:`.ood` -- out-of-distribution AUROC and ROC curves from the runs' OOD logits.
+10. The leaderboard's machinery: :mod:`.board` (every run under no calibration, TS and FTS,
    every metric on any subset of the test samples, seed intervals, bootstrap rank intervals,
    the sortable table), :mod:`.pairs` (paired tests over seeds for every pair of methods, with
    the seeds each difference would need) and :mod:`.agreement` (Kendall's tau between our
@@ -36,7 +38,7 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
 
 All metric values are percentages, as the papers print them; temperatures are not.
 """
-from . import ood, rows
+from . import ood
 from .methods import METHODS, Method, methods_frame, resolve_methods
 from .paper import PaperReference, metric_tables, paper_reference, paper_values
 from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, fts_search, optimal_temperatures,
@@ -44,14 +46,15 @@ from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, ft
 from .posthoc_eval import cell as posthoc_value
 from .posthoc_tables import fts_caption, fts_column, paper_posthoc, posthoc_table, styled
 from . import agreement, board, layouts, pairs, stats
-from .plan import Plan, check_seeds, configs, load, reuse_finished, train, train_configs
+from .plan import (Plan, add_referenced, check_datasets, check_seeds, configs, load, load_groups, reuse_finished, train,
+                   train_configs)
 from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_name, describe_runs,
                      evaluate_logits, evaluate_runs, evidence_label, quote, s99_side_by_side, side_by_side,
                      styled_table, summarise, table_caption, value)
 from .verdicts import Claim, below, log_claims, lowest, present, short, verdicts
 
 __all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "Plan", "check_seeds", "configs", "train",
-           "train_configs", "load", "reuse_finished", "board", "pairs", "agreement", "stats", "PaperReference",
+           "train_configs", "load", "load_groups", "check_datasets", "add_referenced", "reuse_finished", "board", "pairs", "agreement", "stats", "PaperReference",
            "paper_reference", "paper_values", "metric_tables",
            "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits", "evaluate_runs",
            "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption", "styled_table",

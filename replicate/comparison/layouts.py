@@ -2,13 +2,17 @@
 layouts of tables that are not one row per method: ablations by setting, means with a spread
 over seeds, and the defects recorded beside a table.
 
-The long form (:data:`LONG`) holds one number per line: ``table, row, dataset_key,
-model_key, setting, method, metric, temperature_scaled, mean, sd, se, T, T_sd, n, note``.
-The paper's side (:func:`paper_long`) is every printed cell of the chosen tables (``n`` 0; the printed ``±``
-term in ``se`` or ``sd`` by the table's spread kind); ours (:func:`summary_long`) is a
+A claim such as "AdaFocal has the lowest ECE in 9 of 11 cases" is about every row of a
+paper's table, not one. The long form (:data:`LONG`) holds one number per line: ``table,
+row, dataset_key, model_key, setting, method, metric, temperature_scaled, mean, sd, se, T,
+T_sd, n, note``. The paper's side is every printed cell of the chosen tables
+(:func:`paper_long`; ``n`` 0; the printed ``±`` term in ``se`` or ``sd`` by the table's
+spread kind) or of the chosen metrics (:func:`paper_rows`: a cell printed in several tables
+kept once, printed method names as our keys); ours (:func:`summary_long`) is a
 :func:`replicate.comparison.summarise` frame of our runs labelled with the table it stands
-beside. A rule such as "lowest MCE in most rows of Table 7" reads either side through
-:func:`pivot`, so that one rule decides a claim on the paper's own table and on our runs.
+beside. A rule such as "lowest MCE in most rows of Table 7" reads either side (through
+:func:`pivot`, or by selecting lines), so that one rule decides a claim on the paper's own
+table and on our runs.
 """
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ import math
 
 import numpy as np
 import pandas as pd
+
+from .paper import _rows, metric_tables
 
 LONG = ["table", "row", "dataset_key", "model_key", "setting", "method", "metric", "temperature_scaled", "mean", "sd",
         "se", "T", "T_sd", "n", "note"]
@@ -49,6 +55,40 @@ def paper_long(paper: str, tables) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[LONG]
 
 
+def paper_rows(paper: str, metrics=None, settings=("",)) -> pd.DataFrame:
+    """Every printed number of ``metrics`` (default: every metric of ``paper``'s
+    :func:`replicate.comparison.metric_tables`) over every (data set, network) row and each
+    ``setting`` ("" = the main rows; e.g. "ood=SVHN") in :data:`LONG` form, plus ``tables``
+    (the numbers of the tables that print the cell, e.g. "1, 5"). A cell printed in several
+    tables is kept once (``table``: the first); a row is named by its first spelling in the
+    paper's metric tables (so "Resnet-50" and "ResNet-50" are one row); rows keep the
+    paper's order; printed method aliases become our method keys."""
+    from .. import paper_tables
+
+    known = metric_tables(paper)
+    metrics = tuple(known) if metrics is None else tuple(metrics)
+    unknown = [m for m in metrics if m not in known]
+    if unknown:
+        raise ValueError(f"{paper} reports no metric {unknown}; allowed: {', '.join(known) or 'none'}")
+    tables = list(dict.fromkeys(t for m in metrics for t in known[m]))
+    df = paper_long(paper, tables) if tables else pd.DataFrame(columns=LONG)
+    df = df[df.metric.isin(metrics) & df.setting.isin(tuple(settings))].copy()
+    if not len(df):
+        return pd.DataFrame(columns=LONG + ["tables"])
+    first = _rows(paper).drop_duplicates(["dataset_key", "model_key"])
+    label = {(d, m): row_label(a, b) for a, b, d, m in first[["dataset", "model", "dataset_key",
+                                                            "model_key"]].itertuples(index=False)}
+    df["row"] = [label[k] for k in zip(df.dataset_key, df.model_key)]
+    df["method"] = df["method"].replace(paper_tables.paper_info(paper).get("method_aliases", {}))
+    df["tables"] = df["table"].str.replace("table", "", regex=False)
+    keys = ["row", "setting", "method", "metric", "temperature_scaled"]
+    printed_in = df.groupby(keys, sort=False)["tables"].agg(lambda s: ", ".join(dict.fromkeys(s)))
+    df = df.drop_duplicates(keys).drop(columns="tables").merge(printed_in.reset_index(), on=keys)
+    order = {r: i for i, r in enumerate(label.values())}
+    df = df.sort_values("row", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
+    return df[LONG + ["tables"]]
+
+
 def summary_long(summary: pd.DataFrame, table: str, row: str, dataset_key: str, model_key: str, setting="",
                  metrics=None, rename: dict | None = None) -> pd.DataFrame:
     """A :func:`replicate.comparison.summarise` frame of our runs as lines of ``table`` in
@@ -67,6 +107,14 @@ def summary_long(summary: pd.DataFrame, table: str, row: str, dataset_key: str, 
         "method": f["method"], "metric": f["metric"], "temperature_scaled": f["temperature_scaled"].astype(bool),
         "mean": f["mean"], "sd": f["std"], "se": f["std"] / np.sqrt(n), "T": f["T"], "T_sd": f["T_std"],
         "n": f["n_seeds"], "note": ""})[LONG].reset_index(drop=True)
+
+
+def rename_method(frame: pd.DataFrame, old: str, new: str, drop=()) -> pd.DataFrame:
+    """``frame`` with method ``old`` called ``new`` (e.g. one of our two AdaFocal rules as
+    the paper's ``adafocal``) and the methods of ``drop`` left out."""
+    f = frame[~frame["method"].isin(tuple(drop))].copy()
+    f["method"] = f["method"].replace({old: new})
+    return f
 
 
 def pivot(long: pd.DataFrame, table: str, metric: str, scaled: bool = False, setting: str | None = "",
@@ -112,6 +160,15 @@ def _metric(m) -> tuple[str, bool, str]:
     return metric, scaled, metric + (" (post T)" if scaled else "")
 
 
+def _check_metrics(metrics, *frames) -> None:
+    from .tables import METRICS
+
+    known = set(METRICS).union(*(set(f["metric"]) for f in frames if f is not None and len(f)))
+    unknown = [m for m in (_metric(m)[0] for m in metrics) if m not in known]
+    if unknown:
+        raise ValueError(f"unknown metric(s) {unknown}; allowed: {', '.join(sorted(known))}")
+
+
 def settings_side_by_side(ours: pd.DataFrame | None, paper: pd.DataFrame | None, table: str, metrics, settings,
                           columns: dict, paper_method: str, labels: dict | None = None,
                           digits: int = 2) -> pd.DataFrame:
@@ -119,7 +176,9 @@ def settings_side_by_side(ours: pd.DataFrame | None, paper: pd.DataFrame | None,
     T, or ``(name, post_T)``) the paper's value (method ``paper_method``), then one column
     per entry of ``columns`` (``{our method key: column label}``, e.g. two readings of the
     same row) with ours (mean ± sd over seeds) and ours minus the paper's. ``labels``
-    renames the settings."""
+    renames the settings. A metric neither the table metrics nor either frame knows is
+    refused (a misspelt name would give a column of dashes)."""
+    _check_metrics(metrics, ours, paper)
     frame = {}
     for setting in settings:
         row = {}
@@ -208,5 +267,5 @@ def table_notes(paper: str, tables, rows=None) -> pd.DataFrame:
     if not len(out):
         return out
     merged = out.groupby(["table", "note"], sort=False, as_index=False).agg(
-        cell=("cell", "; ".join), printed=("printed", lambda s: ", ".join(x for x in dict.fromkeys(s) if x)))
+        cell=("cell", lambda s: "; ".join(dict.fromkeys(s))), printed=("printed", lambda s: ", ".join(x for x in dict.fromkeys(s) if x)))
     return merged[["table", "cell", "printed", "note"]]

@@ -168,6 +168,42 @@ def load(p: Plan, groups=None) -> dict | None:
     return out
 
 
+def load_groups(p: Plan) -> dict:
+    """``{group: {(key, seed): Run}}`` of every group of ``p`` whose runs are all in the stores
+    (never trains); a group with a missing run is left out, so that a chapter shows what is
+    there and answers "not tested" for the rest (where :func:`load` gives None)."""
+    out = {}
+    for g in p.groups:
+        got = load(p, groups=g)
+        if got is not None:
+            out[g] = got[g]
+    return out
+
+
+def check_datasets(dataset: str, text_dataset: str | None = None) -> None:
+    """Refuse a ``dataset`` that is not an image data set and a ``text_dataset`` (None: no
+    text row) that is not a text data set, before anything is planned: the data sets of an
+    experiment chapter's image and text rows."""
+    from ..runs import dataset_kind
+    from .paper import TEXT_DATASETS
+
+    if dataset_kind(dataset) != "image":
+        raise ValueError(f"dataset must be an image data set; got {dataset!r} (a text data set goes in text_dataset)")
+    if text_dataset is not None and dataset_kind(text_dataset) != "text":
+        raise ValueError(f"text_dataset must be one of {', '.join(TEXT_DATASETS)} or None; got {text_dataset!r}")
+
+
+def add_referenced(p: Plan, group: str, methods, cfgs: dict, paper: str) -> None:
+    """Add group ``group`` of runs ``cfgs`` to ``p`` and record, for its data set, ``paper``'s
+    row to compare with (:func:`replicate.comparison.paper_reference` of the data set and the
+    network the group's first run resolves to): a chapter's image and text rows."""
+    from .paper import paper_reference
+
+    p.add(group, methods, cfgs)
+    first = next(iter(cfgs.values())).resolve()
+    p.references[first["dataset"]] = paper_reference(first["dataset"], first["model"], paper)
+
+
 #: Options that only add measurements to a run and leave the trained model as it is: a run
 #: trained with them may stand in for the same run without them (and the other way round).
 RECORD_ONLY_OPTIONS = ({"eval_every_epoch": True}, {"eval_every_epoch": False})

@@ -118,7 +118,6 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
     """
     from .. import training
     from ..profiles import get_profile
-    from ..runs import dataset_kind
 
     prof = get_profile(profile)
     smoke = prof.name == "smoke"
@@ -129,15 +128,10 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
         raise ValueError(f"ablation_rule must be one of {', '.join(ADAFOCAL_KEYS)}; got {ablation_rule!r}")
     n_bins, g_max = _bins(bins, smoke), _gamma_max(gamma_max, smoke)
     dev = str(training.select_device(device))
-    if dataset_kind(dataset) != "image":
-        raise ValueError(f"dataset must be an image data set; got {dataset!r} (a text data set goes in text_dataset)")
-    if text_dataset is not None and dataset_kind(text_dataset) != "text":
-        raise ValueError(f"text_dataset must be one of {', '.join(cmp.paper.TEXT_DATASETS)} or None; "
-                         f"got {text_dataset!r}")
+    cmp.check_datasets(dataset, text_dataset)
     p = cmp.Plan(CHAPTER, prof.name, seeds, dev)
     image = cmp.configs(chosen, dataset, model, prof.name, seeds, history_methods=HISTORY_METHODS)
-    p.add("image", chosen, image)
-    p.references[dataset] = cmp.paper_reference(dataset, next(iter(image.values())).resolve()["model"], PAPER)
+    cmp.add_referenced(p, "image", chosen, image, PAPER)
     seed_methods = [m for m in chosen if m.key in SEED_METHODS]
     if seed_methods:
         p.add("seeds", seed_methods, cmp.configs(seed_methods, dataset, model, prof.name, err_seeds,
@@ -156,9 +150,7 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
         text_methods = [m for m in chosen if m.key in TEXT_KEYS]
         if text_methods:
             text = cmp.configs(text_methods, text_dataset, None, prof.name, seeds)
-            p.add("text", text_methods, text)
-            p.references[text_dataset] = cmp.paper_reference(
-                text_dataset, next(iter(text.values())).resolve()["model"], PAPER)
+            cmp.add_referenced(p, "text", text_methods, text, PAPER)
     return p
 
 

@@ -1,8 +1,9 @@
 """The evidence the AdaFocal chapter's claims are decided on, from the paper's printed tables
 or from our runs, in one shape (:class:`Evidence`), so that one rule reads either.
 
-- ``tables``: every table number over (data set, network) rows and settings in
-  :func:`replicate.comparison.rows.paper_rows`' layout - the main tables (setting ""),
+- ``tables``: every table number over (data set, network) rows and settings in the long
+  form of :mod:`replicate.comparison.layouts` (the paper's side by
+  :func:`~replicate.comparison.layouts.paper_rows`) - the main tables (setting ""),
   OOD AUROC ("ood=SVHN", "ood=CIFAR-10-C"), Table 9's bins ("bins=N") and App. L's
   gamma_max ("gamma_max=V"); AdaFocal is method ``adafocal``.
 - ``per_seed``: one value per run (Fig. 14, App. L: ECE over seeds).
@@ -21,7 +22,7 @@ import pandas as pd
 
 from .. import comparison as cmp
 from ..comparison import ood as cood
-from ..comparison.rows import our_rows, paper_rows, rename_method
+from ..comparison.layouts import paper_long, paper_rows, rename_method, summary_long
 from .adafocal import ADAFOCAL_KEYS, FIG1_METHODS, PAPER, RULE_NAMES, history_run, setting_of
 
 #: Metrics of Tables 1-8 (and MCE, NLL, which the paper does not print); T by validation ECE.
@@ -50,13 +51,8 @@ class Evidence:
 
 
 def table9_rows() -> pd.DataFrame:
-    """The paper's Table 9 (AdaFocal, CIFAR-10 ResNet-50, bins=N) in the rows layout."""
-    from .. import paper_tables
-
-    t = paper_tables.get(PAPER, "table9")
-    return pd.DataFrame({"row": "CIFAR-10, ResNet-50", "dataset_key": "cifar10", "setting": t["setting"],
-                         "method": t["method"], "metric": t["metric"], "temperature_scaled": False,
-                         "mean": t["value"], "std": np.nan, "T": np.nan, "n_seeds": 0, "note": t["note"]})
+    """The paper's Table 9 (AdaFocal, CIFAR-10 ResNet-50, bins=N, pre-T) in long form."""
+    return paper_long(PAPER, "table9")
 
 
 def paper_evidence() -> Evidence:
@@ -76,6 +72,12 @@ def evidence_label(runs: dict) -> str:
 def row_name(run) -> str:
     """How our row is named: "cifar10, tiny_cnn (cpu)"."""
     return f"{run.resolved['dataset']}, {run.resolved['model']} ({run.config.profile})"
+
+
+def our_rows(summary: pd.DataFrame, run, table: str, setting="") -> pd.DataFrame:
+    """A :func:`replicate.comparison.summarise` frame of runs like ``run`` as the long-form
+    lines of one of our rows (:func:`row_name`) beside the paper's ``table``."""
+    return summary_long(summary, table, row_name(run), run.resolved["dataset"], run.resolved["model"], setting)
 
 
 def our_tables(p: cmp.Plan, runs: dict) -> dict:
@@ -152,13 +154,12 @@ def our_evidence(p: cmp.Plan, runs: dict, ours: dict, rule: str) -> Evidence:
         if group in ours:
             first = next(iter(runs[group].values()))
             summ = cmp.summarise(ours[group])
-            frames.append(our_rows(summ, row_name(first), first.resolved["dataset"]))
+            frames.append(our_rows(summ, first, ""))
     image_first = next(iter(runs["image"].values()))
     for name, setting in cood.OOD_SETTINGS.items():
         f = ours["ood"][name]
         if len(f):
-            frames.append(our_rows(cmp.summarise(f), row_name(image_first), image_first.resolved["dataset"],
-                                   setting))
+            frames.append(our_rows(cmp.summarise(f), image_first, "table10", setting))
         lacking = f.attrs.get("missing", [])
         if lacking:
             missing[name] = (f"{len(lacking)} run(s) recorded without {name} logits: "
@@ -170,7 +171,7 @@ def our_evidence(p: cmp.Plan, runs: dict, ours: dict, rule: str) -> Evidence:
             f = ours[group]
             mine = f[f.method.str.startswith(rule)].assign(method="adafocal")
             for setting, g in mine.groupby("setting", sort=False):
-                frames.append(our_rows(cmp.summarise(g), row_name(image_first), image_first.resolved["dataset"],
+                frames.append(our_rows(cmp.summarise(g), image_first, "table9" if group == "bins" else "",
                                        setting))
     tables = rename_method(pd.concat(frames, ignore_index=True), rule, "adafocal", drop=other)
     per_seed = []

@@ -4,6 +4,7 @@ Nothing here trains or decides a claim (see :mod:`.adafocal_rules`)."""
 from __future__ import annotations
 
 from .. import comparison as cmp
+from ..comparison import layouts
 from ..comparison import ood as cood
 from .adafocal import ADAFOCAL_KEYS, MAIN_GAMMA_MAX, RULE_NAMES, history_run, setting_of
 from .adafocal_evidence import TABLE9_METRICS, table9_rows
@@ -30,11 +31,13 @@ def runs_by_label(runs: dict, keys, seed: int, history: bool = True) -> dict:
 def table9(ours: dict):
     """Table 9 (validation bins of the ablation rule) beside the paper's, pre-T."""
     f = ours["bins"]
-    summ = cmp.summarise(f).merge(f[["method", "setting"]].drop_duplicates(), on="method")
-    summ = summ.assign(method="adafocal")
+    by_key = dict(zip(f.method, f.setting))
+    mine = layouts.summary_long(cmp.summarise(f), "table9", "ours", "", "", setting=by_key,
+                                rename=dict.fromkeys(by_key, "adafocal"))
     paper = table9_rows()
-    settings = sorted(set(summ.setting) | set(paper.setting), key=lambda s: int(s.split("=")[1]))
-    return cmp.rows.settings_side_by_side(summ, paper, "adafocal", TABLE9_METRICS, settings)
+    settings = sorted(set(mine.setting) | set(paper.setting), key=lambda s: int(s.split("=")[1]))
+    return layouts.settings_side_by_side(mine, paper, "table9", TABLE9_METRICS, settings, {"adafocal": "ours"},
+                                         "adafocal")
 
 
 def ood_tables(ours: dict, methods, source: str) -> list:

@@ -122,26 +122,19 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
     """
     from .. import training
     from ..profiles import get_profile
-    from ..runs import dataset_kind
 
     prof = get_profile(profile)
     seeds = cmp.check_seeds(default_seeds(prof.name) if seeds is None else seeds)
     chosen = cmp.resolve_methods(default_methods(prof.name) if methods is None else methods, METHOD_KEYS)
     if not isinstance(ablations, bool):
         raise ValueError(f"ablations must be True or False; got {ablations!r}")
-    if dataset_kind(dataset) != "image":
-        raise ValueError(f"dataset must be an image data set; got {dataset!r} (a text data set goes in text_dataset)")
-    if text_dataset is not None and dataset_kind(text_dataset) != "text":
-        raise ValueError(f"text_dataset must be one of {', '.join(cmp.paper.TEXT_DATASETS)} or None; "
-                         f"got {text_dataset!r}")
+    cmp.check_datasets(dataset, text_dataset)
     dev = str(training.select_device(device))
     smoke, first = prof.name == "smoke", seeds[:1]
     p = cmp.Plan(CHAPTER, prof.name, seeds, dev)
     # cross-entropy records per-epoch metrics as in the Mukhoti chapter, so its runs are shared
     image = cmp.configs(chosen, dataset, model, prof.name, seeds, history_methods=("cross_entropy",))
-    p.add("image", chosen, image)
-    net = next(iter(image.values())).resolve()["model"]
-    p.references[dataset] = cmp.paper_reference(dataset, net, PAPER)
+    cmp.add_referenced(p, "image", chosen, image, PAPER)
     hist = [cmp.METHODS[k] for k in HISTORY_METHODS if k != "cross_entropy"]
     p.add("history", hist, cmp.configs(hist, dataset, model, prof.name, first, history_methods=HISTORY_METHODS))
     if ablations:
@@ -154,26 +147,13 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
         p.add("gamma", gam, cmp.configs(gam, dataset, model, prof.name, first))
     if text_dataset is not None:
         text = cmp.configs(chosen, text_dataset, None, prof.name, first)
-        p.add("text", chosen, text)
-        p.references[text_dataset] = cmp.paper_reference(text_dataset, next(iter(text.values())).resolve()["model"],
-                                                         PAPER)
+        cmp.add_referenced(p, "text", chosen, text, PAPER)
     return p
-
-
-def load_groups(p: cmp.Plan) -> dict:
-    """``{group: {(key, seed): Run}}`` of every group of ``p`` whose runs are all in the stores
-    (never trains); a group with a missing run is left out."""
-    out = {}
-    for g in p.groups:
-        got = cmp.load(p, groups=g)
-        if got is not None:
-            out[g] = got[g]
-    return out
 
 
 def claims_log(p: cmp.Plan, runs: dict) -> ClaimLog:
     """The chapter's claims table: every claim of :mod:`.dual_focal_claims` on the paper's
-    printed tables and on our runs (``runs``: :func:`load_groups` or
+    printed tables and on our runs (``runs``: :func:`replicate.comparison.load_groups` or
     :func:`replicate.comparison.train` output; a missing group makes the claims that need it
     "not tested", with the reason)."""
     from . import dual_focal_evidence as ev
@@ -188,6 +168,6 @@ def claims(profile: str = "cpu") -> ClaimLog:
     """The registered claims (:data:`replicate.claims.SOURCES`): the chapter's default plan at
     ``profile``, its runs read from the store (never trained) and the paper's tables."""
     p = plan(profile, device="cpu")
-    return claims_log(p, load_groups(p))
+    return claims_log(p, cmp.load_groups(p))
 
 

@@ -41,13 +41,23 @@ def _after_warmup(curves):
     return curves[curves.epoch > warm].pivot_table(index=["epoch", "phase"], columns="method", values="ece_ema"), warm
 
 
-def ece_stays_below(ev):
+def _fig4a(ev):
+    """Fig. 4(a)'s smoothed test ECE after the warm-up (:func:`_after_warmup`): ``(table,
+    warm-up epochs, None)``, or ``(None, None, (numbers, outcome))`` when it is not tested
+    (the paper's side, missing runs, or no epoch after the warm-up)."""
     f, out = _figure(ev, "fig4a", "4a")
     if out:
-        return out
+        return None, None, out
     t, warm = _after_warmup(f)
     if not len(t):
-        return "–", untested(f"only {int(f.epoch.max())} epoch(s): none after the warm-up")
+        return None, None, ("–", untested(f"only {int(f.epoch.max())} epoch(s): none after the warm-up"))
+    return t, warm, None
+
+
+def ece_stays_below(ev):
+    t, warm, out = _fig4a(ev)
+    if out:
+        return out
     if not {CE, FL, DFL} <= set(t.columns):
         return "–", None
     below = int((t[DFL] < t[[CE, FL]].min(axis=1)).sum())
@@ -56,12 +66,9 @@ def ece_stays_below(ev):
 
 
 def fl_worse_at_high_lr(ev):
-    f, out = _figure(ev, "fig4a", "4a")
+    t, warm, out = _fig4a(ev)
     if out:
         return out
-    t, warm = _after_warmup(f)
-    if not len(t):
-        return "–", untested(f"only {int(f.epoch.max())} epoch(s): none after the warm-up")
     first = t.xs(0, level="phase") if 0 in t.index.get_level_values("phase") else None
     if first is None or not {CE, FL} <= set(t.columns) or not len(first):
         return "–", None
@@ -71,12 +78,9 @@ def fl_worse_at_high_lr(ev):
 
 
 def dfl_every_lr(ev):
-    f, out = _figure(ev, "fig4a", "4a")
+    t, _, out = _fig4a(ev)
     if out:
         return out
-    t, _ = _after_warmup(f)
-    if not len(t):
-        return "–", untested(f"only {int(f.epoch.max())} epoch(s): none after the warm-up")
     if not {CE, FL, DFL} <= set(t.columns):
         return "–", None
     m = t.groupby(level="phase").mean()

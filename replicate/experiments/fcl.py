@@ -103,7 +103,6 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
     """
     from .. import training
     from ..profiles import get_profile
-    from ..runs import dataset_kind
 
     prof = get_profile(profile)
     smoke = prof.name == "smoke"
@@ -112,19 +111,13 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
     if not isinstance(ablations, bool):
         raise ValueError(f"ablations must be True or False; got {ablations!r}")
     lams = _lambdas(lambdas, smoke)
-    if dataset_kind(dataset) != "image":
-        raise ValueError(f"dataset must be an image data set; got {dataset!r} (a text data set goes in text_dataset)")
-    if text_dataset is not None and dataset_kind(text_dataset) != "text":
-        raise ValueError(f"text_dataset must be one of {', '.join(cmp.paper.TEXT_DATASETS)} or None; "
-                         f"got {text_dataset!r}")
+    cmp.check_datasets(dataset, text_dataset)
     dev = str(training.select_device(device))
     first = seeds[:1]
     p = cmp.Plan(CHAPTER, prof.name, seeds, dev)
     # cross-entropy records per-epoch metrics as in the Mukhoti chapter, so its runs are shared
     image = cmp.configs(chosen, dataset, model, prof.name, seeds, history_methods=("cross_entropy",))
-    p.add("image", chosen, image)
-    net = next(iter(image.values())).resolve()["model"]
-    p.references[dataset] = cmp.paper_reference(dataset, net, PAPER)
+    cmp.add_referenced(p, "image", chosen, image, PAPER)
     hist = [cmp.METHODS[k] for k in (SMOKE_HISTORY if smoke else HISTORY_METHODS)]
     p.add("history", hist, cmp.configs(hist, dataset, model, prof.name, first, history_methods=HISTORY_METHODS))
     if ablations:
@@ -134,21 +127,8 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
         p.add("lambda", sweep, cmp.configs(sweep, dataset, model, prof.name, first))
     if text_dataset is not None:
         text = cmp.configs(chosen, text_dataset, None, prof.name, first)
-        p.add("text", chosen, text)
-        p.references[text_dataset] = cmp.paper_reference(text_dataset, next(iter(text.values())).resolve()["model"],
-                                                         PAPER)
+        cmp.add_referenced(p, "text", chosen, text, PAPER)
     return p
-
-
-def load_groups(p: cmp.Plan) -> dict:
-    """``{group: {(key, seed): Run}}`` of every group of ``p`` whose runs are all in the stores
-    (never trains); a group with a missing run is left out."""
-    out = {}
-    for g in p.groups:
-        got = cmp.load(p, groups=g)
-        if got is not None:
-            out[g] = got[g]
-    return out
 
 
 def history_runs(p: cmp.Plan, runs: dict) -> dict:
@@ -181,8 +161,9 @@ def rules(**thresholds) -> tuple:
 
 def claims_log(p: cmp.Plan, runs: dict, toy=None) -> ClaimLog:
     """The chapter's claims table: every rule of :mod:`.fcl_rules` on the paper's printed
-    tables and on our runs (``runs``: :func:`load_groups` or :func:`replicate.comparison.train`
-    output; a missing group makes the claims that need it "not tested", with the reason);
+    tables and on our runs (``runs``: :func:`replicate.comparison.load_groups` or
+    :func:`replicate.comparison.train` output; a missing group makes the claims that need it
+    "not tested", with the reason);
     ``toy`` is :func:`toy_study`'s frame (None: Fig. 7's claims not tested)."""
     log = ClaimLog(PAPER, CHAPTER, kind="experiment", section=SECTION)
     return cmp.log_claims(log, rules(), evidence(p, runs, toy))
@@ -193,7 +174,7 @@ def claims(profile: str = "cpu") -> ClaimLog:
     ``profile``, its runs read from the store (never trained), the paper's tables, and the
     two-dimensional study of Fig. 7 (small networks trained in seconds)."""
     p = plan(profile, device="cpu")
-    return claims_log(p, load_groups(p), toy_study(profile)[0])
+    return claims_log(p, cmp.load_groups(p), toy_study(profile)[0])
 
 
 def evidence(p: cmp.Plan, runs: dict, toy=None) -> dict:

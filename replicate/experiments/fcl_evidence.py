@@ -2,7 +2,8 @@
 from our runs, in one shape (:class:`Evidence`), so that one rule reads either.
 
 - ``tables``: every table number over (data set, network) rows and settings, long form
-  (``row, dataset_key, model_key, setting, method, metric, temperature_scaled, mean, T``):
+  (``row, dataset_key, model_key, setting, method, metric, temperature_scaled, mean, T``;
+  the paper's side in the full form of :func:`replicate.comparison.layouts.paper_long`):
   Tables 1-3, 6, 7 (ECE, error, smCE, AdaECE, classwise ECE; setting ""), Table 4 (AUROC,
   rows "CIFAR-10/SVHN, ..." and "CIFAR-10/CIFAR-10-C, ...") and Table 8 (App. A.15,
   method ``fcl``, settings "norm=l1" / "norm=l2").
@@ -23,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .. import comparison as cmp
+from ..comparison.layouts import paper_long, row_label
 from . import fcl
 
 #: Metrics of Tables 1-3, 6, 7 and the extras we compute (MCE, NLL, the Lipschitz smCE).
@@ -57,29 +59,9 @@ class Evidence:
         return self.missing.get(part, FIGURE_ONLY)
 
 
-def row_label(dataset: str, model: str) -> str:
-    return f"{dataset}, {model}"
-
-
-def paper_tables_long(tables=PAPER_TABLES) -> pd.DataFrame:
-    """The paper's printed numbers of ``tables`` in :data:`COLUMNS` (plus ``table`` and
-    ``note``), in print order."""
-    from .. import paper_tables
-
-    frames = []
-    for t in tables:
-        df = paper_tables.get(fcl.PAPER, t)
-        frames.append(pd.DataFrame({
-            "row": [row_label(d, m) for d, m in zip(df.dataset, df.model)], "dataset_key": df.dataset_key,
-            "model_key": df.model_key, "setting": df.setting, "method": df.method, "metric": df.metric,
-            "temperature_scaled": df.temperature_scaled.astype(bool), "mean": df.value.astype(float),
-            "T": df.optimal_T.astype(float), "table": t, "note": df.note}))
-    return pd.concat(frames, ignore_index=True)
-
-
 def paper_evidence() -> Evidence:
     """The paper's side: every row of its method tables; the figures are "not tested"."""
-    return Evidence(PAPER_LABEL, paper_tables_long())
+    return Evidence(PAPER_LABEL, paper_long(fcl.PAPER, PAPER_TABLES))
 
 
 def _rows(summary: pd.DataFrame, dataset: str, dataset_key: str, model: str, setting: str = "") -> pd.DataFrame:

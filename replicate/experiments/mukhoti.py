@@ -42,26 +42,18 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
     """
     from .. import training
     from ..profiles import get_profile
-    from ..runs import dataset_kind
 
     prof = get_profile(profile)
     seeds = cmp.check_seeds(seeds)
     chosen = cmp.resolve_methods(default_methods(prof.name) if methods is None else methods, METHOD_KEYS)
     dev = str(training.select_device(device))
-    if dataset_kind(dataset) != "image":
-        raise ValueError(f"dataset must be an image data set; got {dataset!r} (a text data set goes in text_dataset)")
-    if text_dataset is not None and dataset_kind(text_dataset) != "text":
-        raise ValueError(f"text_dataset must be one of {', '.join(cmp.paper.TEXT_DATASETS)} or None; "
-                         f"got {text_dataset!r}")
+    cmp.check_datasets(dataset, text_dataset)
     p = cmp.Plan(CHAPTER, prof.name, seeds, dev)
     image = cmp.configs(chosen, dataset, model, prof.name, seeds, history_methods=HISTORY_METHODS)
-    p.add("image", chosen, image)
-    p.references[dataset] = cmp.paper_reference(dataset, next(iter(image.values())).resolve()["model"], PAPER)
+    cmp.add_referenced(p, "image", chosen, image, PAPER)
     if text_dataset is not None:
         text = cmp.configs(chosen, text_dataset, None, prof.name, seeds)
-        p.add("text", chosen, text)
-        p.references[text_dataset] = cmp.paper_reference(text_dataset, next(iter(text.values())).resolve()["model"],
-                                                         PAPER)
+        cmp.add_referenced(p, "text", chosen, text, PAPER)
     return p
 
 

@@ -17,7 +17,7 @@ from .adafocal import (UNBOUNDED_GAMMA_MAX, calfocal_gamma, calfocal_loss_curve,
                        gap_scenarios, linearised_factor, simulate_closed_loop, simulate_gamma)
 from .focal_gradient import gradient_factor_dgamma, gradient_shrink_threshold
 from .focal_risk import entropy, focal_expected_loss, focal_kl_bound, focal_risk_minimizer
-from .report import TheoryReport
+from .report import TheoryReport, run_checks
 
 __all__ = ["SIZES", "SECTIONS", "RULES", "LAMS", "report", "claims", "toy_response"]
 
@@ -182,13 +182,8 @@ def _loop(rep: TheoryReport, sz: dict) -> None:
 
 def report(profile: str = "cpu") -> TheoryReport:
     """Every check of the chapter at the grid sizes of ``profile`` (smoke, cpu, gpu, paper)."""
-    if profile not in SIZES:
-        raise ValueError(f"profile must be one of {', '.join(SIZES)}; got {profile!r}")
-    rep = TheoryReport(profile, ClaimLog(PAPER, CHAPTER, kind="theory"), sections=dict(SECTIONS))
-    for section, step in (("calfocal", _calfocal), ("focal", _focal), ("adafocal", _adafocal), ("loop", _loop)):
-        rep.log.at(SECTIONS[section])
-        step(rep, SIZES[profile])
-    return rep
+    return run_checks(PAPER, CHAPTER, profile, SIZES, SECTIONS,
+                      (("calfocal", _calfocal), ("focal", _focal), ("adafocal", _adafocal), ("loop", _loop)))
 
 
 def claims(profile: str = "cpu") -> ClaimLog:

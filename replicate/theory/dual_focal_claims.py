@@ -17,7 +17,7 @@ from .dual_focal import dual_focal_conditional_risk, dual_focal_risk_minimizer, 
 from .dual_focal_proofs import appendix_checks, as_function
 from .dual_focal_study import (binary_dfl_minimizer, binary_tie_threshold, eq9_check, lemma1_check,
                                over_confidence_study, posterior_study, region_grid)
-from .report import TheoryReport
+from .report import TheoryReport, run_checks
 
 __all__ = ["SIZES", "SECTIONS", "STEPS", "THEOREM1_POSTERIOR", "report", "claims"]
 
@@ -47,6 +47,11 @@ def _ties(literal, tie_free):
 
 
 _SYMPY = "sympy derivation vs the printed expression at 8 random (v, γ, C), 50 digits"
+
+
+def _proofs(rep: TheoryReport, sz: dict) -> None:
+    """Appendix A's proof steps, checked symbolically (no claims rows; the chapter shows them)."""
+    rep.data["proofs"] = appendix_checks()
 
 
 def _fig1(rep: TheoryReport, sz: dict) -> None:
@@ -212,20 +217,13 @@ def _oc_rules(rep: TheoryReport, sz: dict) -> None:
 
 
 #: The checks, in chapter order: (section, function adding its rows).
-STEPS = (("fig1", _fig1), ("lemma", _lemma), ("regions", _regions), ("binary", _binary), ("three", _three),
+STEPS = (("fig1", _proofs), ("fig1", _fig1), ("lemma", _lemma), ("regions", _regions), ("binary", _binary), ("three", _three),
          ("proof", _proof), ("rules", _uc_rules), ("rules", _oc_rules))
 
 
 def report(profile: str = "cpu") -> TheoryReport:
     """Every check of the chapter at the sizes of ``profile`` (smoke, cpu, gpu, paper)."""
-    if profile not in SIZES:
-        raise ValueError(f"profile must be one of {', '.join(SIZES)}; got {profile!r}")
-    rep = TheoryReport(profile, ClaimLog("tao2023", "theory_dual_focal", kind="theory"), sections=dict(SECTIONS))
-    rep.data["proofs"] = appendix_checks()
-    for section, step in STEPS:
-        rep.log.at(SECTIONS[section])
-        step(rep, SIZES[profile])
-    return rep
+    return run_checks("tao2023", "theory_dual_focal", profile, SIZES, SECTIONS, STEPS)
 
 
 def claims(profile: str = "cpu") -> ClaimLog:

@@ -15,7 +15,7 @@ from ..claims import ClaimLog, beyond, check, readings
 from .fcl import fcl_risk_minimizer
 from .fcl_properness import brier_properness, cross_entropy_gap, focal_convexity, focal_uniqueness, properness_table
 from .fcl_study import lemma_a3_table, lipschitz_gap_table, literal_pgap_study, pgap_study, theorem_4_1_study
-from .report import TheoryReport
+from .report import TheoryReport, run_checks
 
 __all__ = ["SIZES", "SECTIONS", "STEPS", "report", "claims"]
 
@@ -209,13 +209,7 @@ STEPS = (("proper", _proper), ("parts", _parts), ("order", _order), ("lemma", _l
 
 def report(profile: str = "cpu") -> TheoryReport:
     """Every check of the chapter at the sizes of ``profile`` (smoke, cpu, gpu, paper)."""
-    if profile not in SIZES:
-        raise ValueError(f"profile must be one of {', '.join(SIZES)}; got {profile!r}")
-    rep = TheoryReport(profile, ClaimLog("liang2024", "theory_fcl", kind="theory"), sections=dict(SECTIONS))
-    for section, step in STEPS:
-        rep.log.at(SECTIONS[section])
-        step(rep, SIZES[profile])
-    return rep
+    return run_checks("liang2024", "theory_fcl", profile, SIZES, SECTIONS, STEPS)
 
 
 def claims(profile: str = "cpu") -> ClaimLog:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..claims import ClaimLog
 from . import focal_claims_gradient as grad
 from . import focal_claims_risk as risk
-from .report import TheoryReport
+from .report import TheoryReport, run_checks
 
 __all__ = ["SIZES", "SECTIONS", "STEPS", "report", "claims"]
 
@@ -52,13 +52,7 @@ STEPS = (("prop1", grad.prop1), ("shape", grad.shape), ("prop2", grad.prop2), ("
 
 def report(profile: str = "cpu") -> TheoryReport:
     """Every check of the chapter at the grid sizes of ``profile`` (smoke, cpu, gpu, paper)."""
-    if profile not in SIZES:
-        raise ValueError(f"profile must be one of {', '.join(SIZES)}; got {profile!r}")
-    rep = TheoryReport(profile, ClaimLog(PAPER, CHAPTER, kind="theory"), sections=dict(SECTIONS))
-    for section, step in STEPS:
-        rep.log.at(SECTIONS[section])
-        step(rep, SIZES[profile])
-    return rep
+    return run_checks(PAPER, CHAPTER, profile, SIZES, SECTIONS, STEPS)
 
 
 def claims(profile: str = "cpu") -> ClaimLog:

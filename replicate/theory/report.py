@@ -13,7 +13,7 @@ import numpy as np
 
 from ..claims.log import ClaimLog
 
-__all__ = ["TheoryReport", "plain"]
+__all__ = ["TheoryReport", "plain", "run_checks"]
 
 
 def plain(x):
@@ -77,3 +77,17 @@ class TheoryReport:
 
         for k, v in {**self.numbers, "summary": self.log.summary(), "profile": self.profile}.items():
             glue(k, v, display=False)
+
+
+def run_checks(paper: str, chapter: str, profile: str, sizes: dict, sections: dict, steps) -> TheoryReport:
+    """A theory chapter's :class:`TheoryReport`: refuse a ``profile`` that ``sizes`` (profile
+    name -> grid sizes) does not know, before any check runs; then run every ``(section key,
+    step)`` of ``steps`` in chapter order, each ``step(report, sizes[profile])`` adding its
+    claims under the heading ``sections[key]`` of ``paper``'s claims log ``chapter``."""
+    if profile not in sizes:
+        raise ValueError(f"profile must be one of {', '.join(sizes)}; got {profile!r}")
+    rep = TheoryReport(profile, ClaimLog(paper, chapter, kind="theory"), sections=dict(sections))
+    for section, step in steps:
+        rep.log.at(sections[section])
+        step(rep, sizes[profile])
+    return rep
