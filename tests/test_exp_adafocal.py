@@ -24,6 +24,7 @@ from replicate import comparison as cmp  # noqa: E402
 from replicate import runs as rruns  # noqa: E402
 from replicate import training  # noqa: E402
 from replicate.experiments import adafocal as exp  # noqa: E402
+from replicate.experiments import adafocal_claims as C  # noqa: E402
 from replicate.experiments import adafocal_evidence as ev  # noqa: E402
 from replicate.experiments import adafocal_figure_rules as F  # noqa: E402
 from replicate.experiments import adafocal_rules as R  # noqa: E402
@@ -452,7 +453,7 @@ def test_bins_history_and_figures_from_records(stores):
 
 # ----------------------------------------------------------------------------- claims and the committed runs
 def test_claims_from_an_empty_store_are_not_tested_with_the_reason(stores):
-    log = exp.claims("smoke")
+    log = C.claims("smoke")
     f = log.frame()
     ours = f[f.evidence.str.startswith("ours")]
     assert len(ours) == 2 * len(R.rules()) and (ours.verdict == "not tested").all()

@@ -392,7 +392,7 @@ def test_every_glued_key_of_the_chapter_is_produced(cpu_chapter):
     tab = rp.experiments.dual_focal_tables
     text = runner.resolve_notebook("exp_dual_focal").read_text()
     used = set(re.findall(r"\{glue:text\}`([^`]+)`", text))
-    log = exp.claims_log(cpu_chapter.plan, cpu_chapter.runs)
+    log = cl.claims_log(cpu_chapter.plan, cpu_chapter.runs)
     produced = {**tab.texts(cpu_chapter), **tab.verdict_texts(log)}
     assert used <= set(produced), used - set(produced)
     assert all(isinstance(v, str) and v for v in produced.values())

@@ -15,7 +15,7 @@ import replicate as rp
 from replicate import comparison as cmp
 from replicate import experiments
 from replicate.claims import as_outcome
-from replicate.experiments import fcl, fcl_evidence as E, fcl_rules as R
+from replicate.experiments import fcl, fcl_claims as C, fcl_evidence as E, fcl_rules as R
 
 
 # ----------------------------------------------------------------------------- plan
@@ -284,7 +284,7 @@ def test_claims_without_runs_are_not_tested_on_ours(tmp_path, monkeypatch):
     monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
     p = fcl.plan("smoke", device="cpu")
-    log = fcl.claims_log(p, cmp.load_groups(p), None)
+    log = C.claims_log(p, cmp.load_groups(p), None)
     f = log.frame()
     ours = f[f.evidence.str.startswith("ours")]
     assert len(ours) == len(R.rules()) and (ours.verdict == "not tested").all()

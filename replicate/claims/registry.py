@@ -47,9 +47,9 @@ SOURCES: tuple[Source, ...] = (
     Source("liang2024", "theory", "theory_fcl", "replicate.theory.fcl_claims:claims"),
     Source("komisarenko2024", "theory", "theory_fts", "replicate.theory.fts_claims:claims"),
     Source("mukhoti2020", "experiment", "exp_focal_loss", "replicate.experiments.mukhoti:claims"),
-    Source("ghosh2022", "experiment", "exp_adafocal", "replicate.experiments.adafocal:claims"),
-    Source("tao2023", "experiment", "exp_dual_focal", "replicate.experiments.dual_focal:claims"),
-    Source("liang2024", "experiment", "exp_fcl", "replicate.experiments.fcl:claims"),
+    Source("ghosh2022", "experiment", "exp_adafocal", "replicate.experiments.adafocal_claims:claims"),
+    Source("tao2023", "experiment", "exp_dual_focal", "replicate.experiments.dual_focal_claims:claims"),
+    Source("liang2024", "experiment", "exp_fcl", "replicate.experiments.fcl_claims:claims"),
     Source("komisarenko2024", "experiment", "exp_fts", "replicate.experiments.fts:claims"),
     *(Source(p, "experiment", "exp_leaderboard", f"replicate.experiments.leaderboard:claims_{p}")
       for p in ("mukhoti2020", "ghosh2022", "tao2023", "liang2024", "komisarenko2024")),

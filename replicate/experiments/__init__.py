@@ -15,6 +15,13 @@ keywords are exactly the chapter's ``parameters`` cell (so ``replicate sweep`` a
 ``claims(profile) -> replicate.claims.ClaimLog`` (registered in
 :data:`replicate.claims.SOURCES`), which reads the chapter's runs from the store and never
 trains.
+
+A chapter too large for one module is split, with imports pointing one way: ``X.py`` (the
+chapter's constants and :func:`plan`; imports no ``X_*`` module) <- ``X_evidence``,
+``X_rules``, ``X_figure_rules`` (the numbers the claims read, and the rules) <-
+``X_claims`` (``evidence``, ``claims_log``, ``claims``: the registered builder). Views and
+tables (``X_views``, ``X_tables``, ``X_report``) import the chapter and its evidence, never
+the claims. Split so: :mod:`.adafocal`, :mod:`.dual_focal`, :mod:`.fcl`.
 """
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""The experiment chapter of Ghosh et al. (2022), ``exp_adafocal``: its runs and the evidence
-its claims are decided on (the rules are in :mod:`.adafocal_rules`).
+"""The experiment chapter of Ghosh et al. (2022), ``exp_adafocal``: its methods, settings and
+runs (:func:`plan`). The numbers its claims are decided on are built in
+:mod:`.adafocal_evidence`, the rules are in :mod:`.adafocal_rules`, and the claims table in
+:mod:`.adafocal_claims` (which imports them all; this module imports none of them).
 
 The text replicated is the ICLR 2022 submission. Its AdaFocal (Eq. 4, Algorithm 1) updates
 each validation bin's gamma by ``gamma <- min(20, gamma exp(C_val - A_val))``; the authors'
@@ -24,7 +26,6 @@ Groups of runs (:func:`plan`):
 from __future__ import annotations
 
 from .. import comparison as cmp
-from ..claims import ClaimLog
 
 PAPER = "ghosh2022"
 CHAPTER = "exp_adafocal"
@@ -174,48 +175,6 @@ def history_run(runs: dict, key: str, seed: int):
         if run is not None and run.resolved["train"]["eval_every_epoch"]:
             return run
     return None
-
-
-# ----------------------------------------------------------------------------- claims
-def evidence(p: cmp.Plan, runs: dict | None) -> tuple[dict, dict]:
-    """The numbers the claims are tested on: ``({label: Evidence}, {label: reason})`` - the
-    paper's printed tables (all rows) and our runs, once per AdaFocal rule (each renamed
-    ``adafocal``, the paper's key); ``runs`` None makes our evidence missing, with the reason."""
-    from . import adafocal_evidence as ev
-
-    summaries = {"paper: Ghosh et al. (2022), Tables 1-10, all rows": ev.paper_evidence()}
-    missing = {}
-    trained = {m.key for m in p.methods["image"]}
-    ours = ev.our_tables(p, runs) if runs is not None else None
-    for rule in ADAFOCAL_KEYS:
-        if runs is None:
-            missing[f"ours ({RULE_NAMES[rule]}): {p.profile}"] = (
-                f"the chapter's {p.profile} runs are not in the run store (execute the chapter at that profile)")
-        elif rule not in trained:
-            missing[f"ours ({RULE_NAMES[rule]}): {ev.evidence_label(runs)}"] = (
-                f"{RULE_NAMES[rule]} is not among this plan's methods")
-        else:
-            summaries[f"ours ({RULE_NAMES[rule]}): {ev.evidence_label(runs)}"] = ev.our_evidence(p, runs, ours,
-                                                                                                  rule)
-    return summaries, missing
-
-
-def claims_log(summaries: dict, missing: dict | None = None) -> ClaimLog:
-    """The chapter's claims table from :func:`evidence`'s output."""
-    from .adafocal_rules import rules
-
-    log = ClaimLog(PAPER, CHAPTER, kind="experiment", section=SECTION)
-    return cmp.log_claims(log, rules(), summaries, missing)
-
-
-def claims(profile: str = "cpu") -> ClaimLog:
-    """The registered claims (:data:`replicate.claims.SOURCES`): the chapter's default plan at
-    ``profile``, its runs read from the store (never trained; the text row is left out when
-    its runs are missing) and the paper's tables."""
-    p = plan(profile, device="cpu")
-    runs = cmp.load(p, [g for g in p.groups if g != "text"])
-    text = cmp.load(p, "text") if runs is not None and "text" in p.groups else None
-    return claims_log(*evidence(p, {**runs, **(text or {})} if runs is not None else None))
 
 
 def run_costs(p: cmp.Plan, runs: dict):

@@ -1,5 +1,5 @@
 """The experiment chapter of Tao, Dong & Xu (2023), Dual Focal Loss, ``exp_dual_focal``: its
-runs, the numbers its claims are tested on, and the claims table.
+methods, settings and runs.
 
 Runs (:func:`plan`), all through the run store, reused wherever another chapter trained the
 same configuration (Mukhoti et al.'s cross-entropy, Brier, MMCE, LS-0.05 and FLSD-53):
@@ -21,15 +21,15 @@ same configuration (Mukhoti et al.'s cross-entropy, Brier, MMCE, LS-0.05 and FLS
 ``text``
     20 Newsgroups (Table 1-2's last row), first seed.
 
-The claims are listed in :mod:`.dual_focal_claims`; the numbers they read are built in
-:mod:`.dual_focal_evidence`: the paper's Tables 1-13 in long form and ours in the same form.
+The numbers the claims read are built in :mod:`.dual_focal_evidence` (the paper's Tables
+1-13 in long form and ours in the same form); the claims, their rules and the claims table
+are in :mod:`.dual_focal_claims`, which imports them all (this module imports none of them).
 """
 from __future__ import annotations
 
 import dataclasses
 
 from .. import comparison as cmp
-from ..claims import ClaimLog
 
 PAPER = "tao2023"
 CHAPTER = "exp_dual_focal"
@@ -149,25 +149,3 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
         text = cmp.configs(chosen, text_dataset, None, prof.name, first)
         cmp.add_referenced(p, "text", chosen, text, PAPER)
     return p
-
-
-def claims_log(p: cmp.Plan, runs: dict) -> ClaimLog:
-    """The chapter's claims table: every claim of :mod:`.dual_focal_claims` on the paper's
-    printed tables and on our runs (``runs``: :func:`replicate.comparison.load_groups` or
-    :func:`replicate.comparison.train` output; a missing group makes the claims that need it
-    "not tested", with the reason)."""
-    from . import dual_focal_evidence as ev
-    from .dual_focal_claims import rules
-
-    log = ClaimLog(PAPER, CHAPTER, kind="experiment", section=SECTION)
-    summaries = {ev.PAPER_LABEL: ev.paper_evidence(), ev.our_label(p, runs): ev.our_evidence(p, runs)}
-    return cmp.log_claims(log, rules(), summaries)
-
-
-def claims(profile: str = "cpu") -> ClaimLog:
-    """The registered claims (:data:`replicate.claims.SOURCES`): the chapter's default plan at
-    ``profile``, its runs read from the store (never trained) and the paper's tables."""
-    p = plan(profile, device="cpu")
-    return claims_log(p, cmp.load_groups(p))
-
-

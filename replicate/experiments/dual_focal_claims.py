@@ -1,16 +1,20 @@
 """The experimental claims of Tao, Dong & Xu (2023), Dual Focal Loss: each sentence, where
 the paper makes it, what its rule compares, and the rule (:mod:`.dual_focal_rules` for the
-tables, :mod:`.dual_focal_figure_rules` for the figures), in the paper's order.
+tables, :mod:`.dual_focal_figure_rules` for the figures), in the paper's order; and the
+chapter's claims table (:func:`claims_log`, :func:`claims`).
 
 :func:`rules` is what the chapter and the claims registry test on both sides (the paper's
-printed tables and our runs); see :mod:`.dual_focal_rules` for the thresholds that make the
-paper's vague words ("most", "almost all", "competitive") decidable.
+printed tables and our runs, :mod:`.dual_focal_evidence`); see :mod:`.dual_focal_rules` for
+the thresholds that make the paper's vague words ("most", "almost all", "competitive")
+decidable. The top of the chapter's modules: none of them imports this one.
 """
 from __future__ import annotations
 
 from .. import comparison as cmp
-from ..claims import untested
+from ..claims import ClaimLog, untested
+from . import dual_focal_evidence as ev
 from . import dual_focal_rules as r
+from .dual_focal import CHAPTER, PAPER, SECTION, plan
 from .dual_focal_figure_rules import figure_claims
 
 
@@ -101,3 +105,20 @@ def _claims() -> tuple[cmp.Claim, ...]:
         C("Gamma = 5, chosen by cross-validation, gives DFL its best calibration", "App. I, Table 13", r.gamma5_best,
           "gamma with the lowest ECE, ECE(T), AdaECE and classwise ECE of the sweep is 5"),
     )
+
+
+def claims_log(p: cmp.Plan, runs: dict) -> ClaimLog:
+    """The chapter's claims table: every claim of :func:`rules` on the paper's
+    printed tables and on our runs (``runs``: :func:`replicate.comparison.load_groups` or
+    :func:`replicate.comparison.train` output; a missing group makes the claims that need it
+    "not tested", with the reason)."""
+    log = ClaimLog(PAPER, CHAPTER, kind="experiment", section=SECTION)
+    summaries = {ev.PAPER_LABEL: ev.paper_evidence(), ev.our_label(p, runs): ev.our_evidence(p, runs)}
+    return cmp.log_claims(log, rules(), summaries)
+
+
+def claims(profile: str = "cpu") -> ClaimLog:
+    """The registered claims (:data:`replicate.claims.SOURCES`): the chapter's default plan at
+    ``profile``, its runs read from the store (never trained) and the paper's tables."""
+    p = plan(profile, device="cpu")
+    return claims_log(p, cmp.load_groups(p))

@@ -1,5 +1,7 @@
 """The experiment chapter of Liang et al. (Focal Calibration Loss, FCL), ``exp_fcl``: its
-runs, the numbers its claims are tested on, and the claims table.
+methods, settings and runs. The numbers its claims are tested on are built in
+:mod:`.fcl_evidence`, the rules are in :mod:`.fcl_rules` and :mod:`.fcl_figure_rules`, and
+the claims table in :mod:`.fcl_claims` (which imports them all; this module imports none).
 
 Runs (:func:`plan`), all through the run store, reused wherever another chapter trained the
 same configuration (Mukhoti et al.'s cross-entropy, Brier, MMCE, LS-0.05, FL-3 and FLSD-53;
@@ -29,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 
 from .. import comparison as cmp
-from ..claims import ClaimLog
 
 PAPER = "liang2024"
 CHAPTER = "exp_fcl"
@@ -149,38 +150,3 @@ def toy_study(profile: str = "cpu"):
 
     name = get_profile(profile).name
     return toy2d.study(**TOY.get(name, TOY["default"]))
-
-
-def rules(**thresholds) -> tuple:
-    """The paper's experimental claims as :class:`replicate.comparison.Claim` rules
-    (:func:`.fcl_rules.rules`; keywords set the thresholds the paper leaves open)."""
-    from .fcl_rules import rules as fcl_rules
-
-    return fcl_rules(**thresholds)
-
-
-def claims_log(p: cmp.Plan, runs: dict, toy=None) -> ClaimLog:
-    """The chapter's claims table: every rule of :mod:`.fcl_rules` on the paper's printed
-    tables and on our runs (``runs``: :func:`replicate.comparison.load_groups` or
-    :func:`replicate.comparison.train` output; a missing group makes the claims that need it
-    "not tested", with the reason);
-    ``toy`` is :func:`toy_study`'s frame (None: Fig. 7's claims not tested)."""
-    log = ClaimLog(PAPER, CHAPTER, kind="experiment", section=SECTION)
-    return cmp.log_claims(log, rules(), evidence(p, runs, toy))
-
-
-def claims(profile: str = "cpu") -> ClaimLog:
-    """The registered claims (:data:`replicate.claims.SOURCES`): the chapter's default plan at
-    ``profile``, its runs read from the store (never trained), the paper's tables, and the
-    two-dimensional study of Fig. 7 (small networks trained in seconds)."""
-    p = plan(profile, device="cpu")
-    return claims_log(p, cmp.load_groups(p), toy_study(profile)[0])
-
-
-def evidence(p: cmp.Plan, runs: dict, toy=None) -> dict:
-    """The numbers the claims are tested on: ``{label: Evidence}`` for the paper's printed
-    tables and our runs (:mod:`.fcl_evidence`)."""
-    from . import fcl_evidence as ev
-
-    ours = ev.our_evidence(p, runs, toy)
-    return {ev.PAPER_LABEL: ev.paper_evidence(), ours.label: ours}
