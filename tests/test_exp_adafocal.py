@@ -218,11 +218,11 @@ def test_ood_rules():
 
 
 def test_every_rule_answers_on_empty_evidence_with_a_verdict_of_the_vocabulary():
-    for claim in R.rules():
+    for claim in C.rules():
         numbers, outcome = claim.rule(_ev({}))
         assert rp.claims.as_outcome(outcome).verdict in rp.claims.VERDICTS and isinstance(numbers, str)
     with pytest.raises(ValueError, match="t_tolerance"):
-        R.rules(t_tolerance=-1)
+        C.rules(t_tolerance=-1)
 
 
 # ----------------------------------------------------------------------------- the paper's own tables
@@ -235,7 +235,7 @@ def test_rules_on_the_papers_printed_tables():
     ECE (Table 4) is strictly lowest in 5 rows only (ties 0.20/0.16/0.03); in Table 10 CE and
     MMCE post-T (97.62, 97.95) beat AdaFocal's 96.63 on Wide-ResNet/SVHN."""
     paper = ev.paper_evidence()
-    got = {c.text: rp.claims.as_outcome(c.rule(paper)[1]) for c in R.rules()}
+    got = {c.text: rp.claims.as_outcome(c.rule(paper)[1]) for c in C.rules()}
     v = {k[:40]: o.verdict for k, o in got.items()}
     expected = {
         "Before temperature scaling AdaFocal has ": "holds",
@@ -256,7 +256,7 @@ def test_rules_on_the_papers_printed_tables():
         assert v[k] == want, (k, v[k])
     ada = [o for t, o in got.items() if "in AdaECE" in t][0]
     assert ada.verdict == "depends on reading" and "most rows: holds" in ada.note
-    first = R.rules()[0].rule(paper)[0]
+    first = C.rules()[0].rule(paper)[0]
     assert "9 of 11" in first and "Tiny-ImageNet" in first and "ImageNet, ResNet-50" in first
     figure_only = [t for t, o in got.items() if o.verdict == "not tested"]
     assert len(figure_only) >= 15 and all(got[t].note for t in figure_only)
@@ -456,7 +456,7 @@ def test_claims_from_an_empty_store_are_not_tested_with_the_reason(stores):
     log = C.claims("smoke")
     f = log.frame()
     ours = f[f.evidence.str.startswith("ours")]
-    assert len(ours) == 2 * len(R.rules()) and (ours.verdict == "not tested").all()
+    assert len(ours) == 2 * len(C.rules()) and (ours.verdict == "not tested").all()
     assert ours.note.str.contains("not in the run store").all()
     assert (f.section == exp.SECTION).all()
     source = next(s for s in rp.claims.sources(kind="experiment") if s.chapter == "exp_adafocal")

@@ -2,7 +2,7 @@
 as rules on our runs' per-epoch records: per-seed values, the final validation bins and
 the final per-bin gammas (:class:`replicate.experiments.adafocal_evidence.Evidence`). On the
 paper's side these parts are missing, and every rule answers "not tested" with the reason.
-Shared helpers and the list of claims are in :mod:`.adafocal_rules`.
+The list of claims is :func:`replicate.experiments.adafocal_claims.rules`.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The experimental claims of Ghosh et al. (2022, ICLR 2022 submission) as rules.
+"""The rules that decide the experimental claims of Ghosh et al. (2022, ICLR 2022 submission).
 
 Each rule reads an :class:`replicate.experiments.adafocal_evidence.Evidence` - the paper's
 printed tables (every row) or our runs - and returns ``(numbers, outcome)``. Claims about
@@ -7,7 +7,9 @@ printed tables (every row) or our runs - and returns ``(numbers, outcome)``. Cla
 without a quantifier over experiments ("outperforms all baselines") are read both ways
 (every row / most rows) with :func:`replicate.claims.readings`. A rule whose numbers the
 paper prints only as a figure, or that our runs cannot provide, is "not tested" with the
-reason. AdaFocal is the method ``adafocal`` of either side.
+reason. AdaFocal is the method ``adafocal`` of either side. The list of claims, each with
+its rule, is :func:`replicate.experiments.adafocal_claims.rules`; the figure rules are in
+:mod:`.adafocal_figure_rules`.
 """
 from __future__ import annotations
 
@@ -15,9 +17,6 @@ import math
 
 from .. import comparison as cmp
 from ..claims import Outcome, check, conditional, readings, untested
-from .adafocal_figure_rules import (ada_lowest_every_bin, ce_overconfident_every_bin, correspondence,
-                                    error_bars_separate, fl4_lowest_adaece, flsd_not_best, gamma_ends,
-                                    more_variable, no_single_gamma, runs_below_flsd, unbounded_blows_up)
 
 ADA = "adafocal"
 TABLE1 = ("cross_entropy", "brier", "mmce", "ls005", "flsd53")
@@ -306,113 +305,3 @@ def not_here(part: str):
     def rule(ev):
         return "–", untested(ev.why(part))
     return rule
-
-
-def rules(t_tolerance: float = 0.1, t_loose: float = 0.2, error_tolerance: float = 1.0,
-          similar_tolerance: float = 0.5, slight_tolerance: float = 0.5, ts_tolerance: float = 1.0):
-    """The claims of Ghosh et al. (2022) as rules; tolerances in percentage points (T: absolute).
-
-    ``t_tolerance``: "close to 1" for the optimal T (Mukhoti et al.'s 0.9-1.1), ``t_loose``
-    the looser reading; ``error_tolerance``: "without a significant loss in accuracy" (error
-    at most this far above cross-entropy's); ``similar_tolerance``: "very similar" ECE
-    (CalFocal Eq. 2 vs Eq. 1); ``slight_tolerance``: "only slightly better" (FLSD-53 vs fixed
-    gamma); ``ts_tolerance``: "temperature scaling is ineffective" (largest AUROC gain).
-    """
-    for name, v in (("t_tolerance", t_tolerance), ("t_loose", t_loose), ("error_tolerance", error_tolerance),
-                    ("similar_tolerance", similar_tolerance), ("slight_tolerance", slight_tolerance),
-                    ("ts_tolerance", ts_tolerance)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
-            raise ValueError(f"{name} must be a number >= 0; got {v!r}")
-    low_t1 = lambda v: _lowest(v, TABLE1)  # noqa: E731
-    C = cmp.Claim
-    return (
-        C("Before temperature scaling AdaFocal has the lowest ECE, by a substantial margin, in 9 of 11 cases",
-          "Sec. 6, Table 1", share_rule(low_t1, "ece", 9 / 11, "AdaFocal lowest pre-T ECE"),
-          "rows where AdaFocal's pre-T ECE is below CE, Brier, MMCE, LS-0.05 and FLSD-53: share >= 9/11"),
-        C("With temperature scaling included, AdaFocal has the lowest ECE in 7 of 11 experiments",
-          "Sec. 6, Table 1", lowest_with_ts(7 / 11), "rows where AdaFocal holds the lowest of all pre- and post-T "
-                                                      "ECE cells: share >= 7/11"),
-        C("AdaFocal's optimal temperature is 1 in many cases and close to 1 in the rest (innately calibrated)",
-          "Sec. 6, Sec. 7, Table 1", t_near_one(t_tolerance, t_loose),
-          f"|T - 1| <= {t_tolerance:g} for AdaFocal in every row (T by validation ECE)"),
-        C("For any dataset-model pair AdaFocal leads to the gammas that give the best calibration",
-          "App. A", every_rule(low_t1, "ece", "AdaFocal lowest pre-T ECE"),
-          "AdaFocal's pre-T ECE below every baseline of Table 1 in every row"),
-        C("AdaFocal substantially outperforms the regular focal loss (FLSD-53) consistently",
-          "Abstract, Sec. 1, Table 1", every_rule(lambda v: _lowest(v, ("flsd53",)), "ece",
-                                                  "AdaFocal pre-T ECE below FLSD-53"),
-          "AdaFocal's pre-T ECE below FLSD-53's in every row"),
-        C("AdaFocal improves calibration without a significant loss in accuracy", "Abstract, Sec. 6, Table 2",
-          error_kept(error_tolerance), f"AdaFocal's test error at most {error_tolerance:g} points above "
-                                       f"cross-entropy's in every row"),
-        C("FLSD-53 is much better calibrated than CE on CIFAR-10, CIFAR-100 and Tiny-ImageNet; on ImageNet "
-          "the reverse", "Sec. 6, Fig. 4, Table 1", flsd_vs_ce, "pre-T ECE of FLSD-53 vs CE per row"),
-        C("AdaFocal outperforms all the baselines by a substantial margin in AdaECE, especially pre-T",
-          "App. F, Table 3", lowest_readings(("adaece",), TABLE1, "AdaFocal lowest pre-T AdaECE"),
-          "AdaFocal's pre-T AdaECE below every baseline: in every row / in most rows"),
-        C("AdaFocal outperforms all the baselines by a substantial margin in classwise ECE, especially pre-T",
-          "App. F, Table 4", lowest_readings(("classwise_ece",), TABLE1, "AdaFocal lowest pre-T classwise ECE"),
-          "AdaFocal's pre-T classwise ECE strictly below every baseline (a tie is not below): every / most rows"),
-        C("The debiased estimates (ECE_debias 15 and 30 bins, EW and EM ECE_sweep) confirm AdaFocal's lower "
-          "calibration error", "Sec. 2, Sec. 6, App. G, Tables 5-8",
-          lowest_readings(DEBIASED, ("cross_entropy", "flsd53"), "AdaFocal below CE and FLSD-53 pre-T"),
-          "AdaFocal's pre-T value below CE's and FLSD-53's, each of the four metrics: every / most rows"),
-        C("The best results come from 10 to 20 validation bins; fewer than 10 or more than 20 degrade them",
-          "Sec. 6, App. I, Table 9", bins_best_middle,
-          "per Table 9 metric (pre-T): the best of 10-20 bins below every setting < 10 and > 20"),
-        C("AdaFocal with γmax = 20 is consistently better than FLSD-53 (9 of 9 runs)", "App. L.1, Fig. 17",
-          runs_below_flsd("", 1.0, "γmax 20"), "every AdaFocal run's pre-T ECE below FLSD-53's mean over seeds"),
-        C("AdaFocal with γmax = 50 is mostly better than FLSD-53", "App. L.2, Fig. 19",
-          runs_below_flsd("gamma_max=50", 0.5 + 1e-9, "γmax 50"),
-          "more than half of the γmax-50 runs below FLSD-53's mean pre-T ECE"),
-        C("AdaFocal with γmax = 50 varies more across runs than with γmax = 20", "App. L.2, Fig. 19", more_variable,
-          "standard deviation over seeds of the pre-T ECE"),
-        C("Unconstrained AdaFocal is better than FLSD-53 in 7 of 9 runs", "App. L.3, Fig. 21",
-          runs_below_flsd("gamma_max=unbounded", 7 / 9, "unbounded"),
-          "share of unbounded runs below FLSD-53's mean pre-T ECE >= 7/9"),
-        C("Unconstrained gammas blow up to very high values in the lower bins and settle in the higher bins",
-          "App. L.3, Fig. 22", unbounded_blows_up, "final γ above 20 in one of the three lowest bins, at most 20 "
-                                                  "in the three highest"),
-        C("AdaFocal is significantly better at OOD detection than the competing methods",
-          "Abstract, Sec. 1, Sec. 7, Table 10", ood_beats(("cross_entropy", "brier", "mmce", "ls005", "fl3",
-                                                           "flsd53"), "AdaFocal highest AUROC"),
-          "AdaFocal's pre-T entropy AUROC above every other cell (pre and post T) of its row"),
-        C("Models trained with AdaFocal outperform FL-3 and FLSD-53 at OOD detection", "Sec. 6, Table 10, Fig. 6",
-          ood_beats(("fl3", "flsd53"), "AdaFocal above FL-3 and FLSD-53"),
-          "AdaFocal's pre-T AUROC above FL-3's and FLSD-53's, pre and post T, every row"),
-        C("Temperature scaling is ineffective for OOD detection under distributional shift", "Sec. 6, Fig. 6",
-          ts_ineffective(ts_tolerance), f"no method gains more than {ts_tolerance:g} AUROC points from TS"),
-        C("Although FL-4 achieves the lowest validation AdaECE, no single γ is the best in every bin",
-          "Sec. 3, Fig. 1, App. B", fl4_lowest_adaece, "final validation AdaECE (15 equal-mass bins) of CE, "
-                                                       "FL-3/4/5: is FL-4 the lowest?"),
-        C("No single fixed γ achieves the best calibration in every validation bin", "Sec. 3, Fig. 1, App. B",
-          no_single_gamma, "per validation bin, the γ in {0, 3, 4, 5} with the smallest |E_val|: not always "
-                           "the same"),
-        C("FLSD-53 is not the best strategy across all the bins either", "Sec. 3, Fig. 1(b)", flsd_not_best,
-          "FLSD-53 is not the smallest |E_val| among CE, FL-3/4/5, FLSD-53 in every bin"),
-        C("C_train and C_val correspond: as γ increases (0, 3, 5) both get lower", "Sec. 4, Fig. 2(b)",
-          correspondence, "in most validation bins CE > FL-3 > FL-5 for both C_train (common binning) and C_val "
-                          "(final epoch)"),
-        C("CalFocal (λ = 10, 100) reduces the calibration error compared to CE but stays far from FLSD-53",
-          "Sec. 5.1, Fig. 3(c)", calfocal_between, "pre-T ECE: FLSD-53 < CalFocal Eq. 1 (λ 10 and 100) < CE"),
-        C("Too high λ (= 100) affects the accuracy of CalFocal", "Sec. 5.1, Fig. 3(b)", calfocal_accuracy,
-          "test error of CalFocal Eq. 1 λ 100 above λ 10's and CE's"),
-        C("CalFocal Eq. 2 performs very similarly to (or slightly better than) Eq. 1", "Sec. 5.1, App. D, Fig. 13",
-          calfocal_eq2_similar(similar_tolerance), f"ECE(Eq. 2) - ECE(Eq. 1) <= {similar_tolerance:g} points, "
-                                                   f"λ 10 and 100"),
-        C("CE is over-confident compared to FLSD-53 in every bin (CIFAR-10)", "Sec. 6, Fig. 5(a)",
-          ce_overconfident_every_bin, "final validation E_val = C_val - A_val per bin: CE above FLSD-53 in all"),
-        C("AdaFocal finds the γs that produce the lowest calibration error in each bin", "Fig. 5 caption",
-          ada_lowest_every_bin, "final |E_val| per validation bin: AdaFocal at most CE's and FLSD-53's in all"),
-        C("On CIFAR-10 AdaFocal's γ ends close to 1 in the higher bins and close to 20 in the lowest bin",
-          "Sec. 6, Fig. 5(a)", gamma_ends, "final γ of the lowest bin nearer 20 than 1, of the highest nearer 1"),
-        C("On ImageNet FLSD-53 is under-confident in every bin and AdaFocal's γ goes to 0 (cross-entropy)",
-          "Sec. 6, Fig. 5(b), App. A, Fig. 8", not_here("imagenet"), "ImageNet validation bins and γ"),
-        C("AdaFocal's mean ECE over runs is significantly below the baselines' (error bars)", "Sec. 6, App. H, "
-          "Fig. 14", error_bars_separate, "AdaFocal's mean + 1 sd below CE's and FLSD-53's mean - 1 sd (pre-T)"),
-        C("FLSD-53 is only slightly better than focal loss with a fixed γ", "Abstract",
-          flsd_slightly_better(slight_tolerance),
-          f"0 < best fixed-γ ECE - FLSD-53 ECE <= {slight_tolerance:g} points (FL-3/4/5, pre-T)"),
-        C("The moving-average γ update (MA-α) is not as effective as AdaFocal's", "App. K, Fig. 15-16",
-          not_here("moving_average"), "ECE of MA-α runs vs AdaFocal"),
-    )
