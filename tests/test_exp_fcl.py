@@ -15,7 +15,7 @@ import replicate as rp
 from replicate import comparison as cmp
 from replicate import experiments
 from replicate.claims import as_outcome
-from replicate.experiments import fcl, fcl_claims as C, fcl_evidence as E, fcl_rules as R
+from replicate.experiments import fcl, fcl_claims as C, fcl_evidence as E, fcl_figure_rules as FR, fcl_rules as R
 
 
 # ----------------------------------------------------------------------------- plan
@@ -234,23 +234,23 @@ def test_figure_rules_on_constructed_histories_and_sweeps():
     hist = pd.concat([pd.DataFrame({"method": m, "epoch": ep, "normalised": 1 / (1 + k * ep), "error": 50 - k})
                       for m, k in (("cross_entropy", 0.1), ("fl3", 0.2), ("dual_focal", 0.5), ("fcl", 3.0))])
     ev = _ev([], history=hist)
-    assert _verdict(R.fastest_convergence(0.9), ev) == "holds"
-    assert _verdict(R.lowest_error_over_training, ev) == "holds"
-    assert _verdict(R.initial_ce_steadier, ev) == "not tested"      # paper epochs 0-50 = our 1-3: too few
+    assert _verdict(FR.fastest_convergence(0.9), ev) == "holds"
+    assert _verdict(FR.lowest_error_over_training, ev) == "holds"
+    assert _verdict(FR.initial_ce_steadier, ev) == "not tested"      # paper epochs 0-50 = our 1-3: too few
     sweep = pd.DataFrame([{"lam": lam, "metric": m, "temperature_scaled": s, "mean": v}
                           for lam, v in ((0.0, 3.0), (0.5, 1.0), (1.0, 2.0))
                           for m in ("nll", "ece", "adaece", "classwise_ece", "error") for s in (False, True)])
     ev = _ev([], sweep=sweep)
-    assert _verdict(R.sweep_falls("ece"), ev) == "holds" and _verdict(R.one_best_lambda, ev) == "holds"
-    assert _verdict(R.too_much_lambda("ece"), ev) == "holds" and _verdict(R.post_nll_lower, ev) == "fails"
-    assert _verdict(R.sweep_falls("ece", 0.0, 2.0), ev) == "not tested"                # no lambda 2
+    assert _verdict(FR.sweep_falls("ece"), ev) == "holds" and _verdict(FR.one_best_lambda, ev) == "holds"
+    assert _verdict(FR.too_much_lambda("ece"), ev) == "holds" and _verdict(FR.post_nll_lower, ev) == "fails"
+    assert _verdict(FR.sweep_falls("ece", 0.0, 2.0), ev) == "not tested"                # no lambda 2
     toy = pd.DataFrame({"seed": [0, 0], "method": ["FL", "FCL"], "boundary_length": [7.0, 6.0],
                         "uncertain_share": [20.0, 5.0], "error": [3.0, 3.5], "ece": [20.0, 1.0]})
-    assert _verdict(R.toy_smoother, _ev([], toy=toy)) == "depends on reading"     # shorter, but a sharper band
-    assert _verdict(R.toy_smoother, _ev([], toy=toy.assign(uncertain_share=[5.0, 20.0]))) == "holds"
-    assert _verdict(R.toy_balance(1.0), _ev([], toy=toy)) == "holds"
-    assert _verdict(R.toy_balance(0.1), _ev([], toy=toy)) == "fails"
-    assert _verdict(R.toy_smoother, _ev([])) == "not tested"
+    assert _verdict(FR.toy_smoother, _ev([], toy=toy)) == "depends on reading"     # shorter, but a sharper band
+    assert _verdict(FR.toy_smoother, _ev([], toy=toy.assign(uncertain_share=[5.0, 20.0]))) == "holds"
+    assert _verdict(FR.toy_balance(1.0), _ev([], toy=toy)) == "holds"
+    assert _verdict(FR.toy_balance(0.1), _ev([], toy=toy)) == "fails"
+    assert _verdict(FR.toy_smoother, _ev([])) == "not tested"
 
 
 def test_rules_on_the_papers_own_rows():
@@ -276,7 +276,7 @@ def test_rules_on_the_papers_own_rows():
     # FLSD-53 post-T ECE >= 20 % below pre-T in 8 of 12 rows (not C100 WRN 2.42->2.16, C10 R50 1.46->1.46,
     # Tiny 1.61->1.61, FinSen 0.43->0.53)
     assert "ECE 8/12" in R.focal_drops(0.2)(ev)[0]
-    for rule in (R.fastest_convergence(0.9), R.one_best_lambda, R.toy_smoother, R.fig9_low_mce, R.chexnet):
+    for rule in (FR.fastest_convergence(0.9), FR.one_best_lambda, FR.toy_smoother, R.fig9_low_mce, R.chexnet):
         assert _verdict(rule, ev) == "not tested"
 
 
@@ -287,7 +287,7 @@ def test_claims_without_runs_are_not_tested_on_ours(tmp_path, monkeypatch):
     log = C.claims_log(p, cmp.load_groups(p), None)
     f = log.frame()
     ours = f[f.evidence.str.startswith("ours")]
-    assert len(ours) == len(R.rules()) and (ours.verdict == "not tested").all()
+    assert len(ours) == len(C.rules()) and (ours.verdict == "not tested").all()
     assert ours.note.str.len().gt(0).all()
     paper = f[f.evidence.str.startswith("paper")]
     assert {"holds", "depends on reading", "not tested"} <= set(paper.verdict)

@@ -1,7 +1,7 @@
 """The FCL paper's claims about its figures (Figs. 3, 6, 7 and 8) as rules on an
 :class:`.fcl_evidence.Evidence`; the paper prints no numbers for them, so on its side they
 are "not tested" (the evidence says why), and on ours they read the per-epoch records, the
-lambda sweep and the two-dimensional study. :func:`.fcl_rules.rules` lists them in the
+lambda sweep and the two-dimensional study. :func:`.fcl_claims.rules` lists them in the
 paper's order.
 """
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The experimental claims of Liang et al. (FCL) as rules on an :class:`.fcl_evidence.Evidence`.
+"""The rules that decide the experimental claims of Liang et al. (FCL) on an
+:class:`.fcl_evidence.Evidence`.
 
 Each rule reads either side - the paper's printed tables (every row) or our runs - and
 returns ``(numbers, outcome)``. Claims worded "consistently" are read two ways with
@@ -7,7 +8,8 @@ returns ``(numbers, outcome)``. Claims worded "consistently" are read two ways w
 data sets is tested on their rows only. A claim the paper supports only with a figure is
 "not tested" on the paper's side (no printed numbers), and a claim about data or networks
 we do not have is "not tested" on ours, each with the reason. The rules about the
-paper's figures (Figs. 3, 6, 7, 8) are in :mod:`.fcl_figure_rules`.
+paper's figures (Figs. 3, 6, 7, 8) are in :mod:`.fcl_figure_rules`; the list of claims, each
+with its rule, is :func:`replicate.experiments.fcl_claims.rules`.
 """
 from __future__ import annotations
 
@@ -18,9 +20,6 @@ import numpy as np
 from .. import comparison as cmp
 from ..claims import beyond, readings, untested
 from . import fcl
-from .fcl_figure_rules import (fastest_convergence, initial_ce_steadier, lowest_error_over_training,
-                               middle_lowest_stable, one_best_lambda, post_nll_lower, sweep_falls, too_much_lambda,
-                               toy_balance, toy_smoother)
 
 FCL = "fcl"
 CAL_METRICS = ("ece", "smece", "adaece", "classwise_ece")
@@ -265,89 +264,3 @@ def chexnet(ev):
 def gradcam(ev):
     return "–", untested("a qualitative comparison of Grad-CAM heatmaps on ChestX-ray14, which is not available "
                          "offline; the paper gives no measure to test")
-
-
-# ----------------------------------------------------------------------------- the claims
-def rules(among: int = 3, fraction: float = 0.9, ts_drop: float = 0.2, t_tolerance: float = 0.1,
-          toy_error: float = 1.0) -> tuple[cmp.Claim, ...]:
-    """The experimental claims of Liang et al., in the paper's order. Thresholds the paper
-    leaves open: "among the lowest" = among the ``among`` lowest of the seven methods;
-    "converges faster" = reaches ``fraction`` of its largest drop of normalised test loss
-    sooner; a "significant reduction" by TS = at least ``ts_drop`` of the pre-T value; "T
-    close to 1" = within ``t_tolerance``; "balancing accuracy" = at most ``toy_error``
-    points more test error."""
-    C = cmp.Claim
-    return (
-        C("FCL consistently has the lowest pre-T calibration error (ECE, smCE, AdaECE, classwise ECE)",
-          "Sec. 5.1.1; Tables 1, 3, 6, 7", lowest_pre,
-          "per row: FCL's pre-T value <= every other method's; read in every row and in most rows, per metric"),
-        C("FCL's post-T calibration error is also among the lowest", "Sec. 5.1.1; Tables 1, 3, 6, 7",
-          among_lowest_post(among), f"per row: FCL among the {among} lowest of the seven methods post T; most rows"),
-        C("FCL excels with DenseNet-121 and ResNet-50/110", "Sec. 5.1.1; Table 1", excels_on_networks,
-          "CIFAR rows of those networks: FCL's pre-T ECE the lowest; every row"),
-        C("FCL improves calibration markedly on CIFAR-10, CIFAR-100 and Tiny-ImageNet", "Sec. 5.1.1; Table 1",
-          beats_ce_on_images, "rows of those data sets: FCL's pre-T ECE below cross-entropy's; every row"),
-        C("FCL outperforms Brier, MMCE, label smoothing and focal loss before and after TS",
-          "Sec. 5.1.1; Table 1", beats_rivals_pre_post,
-          "per row: FCL's ECE <= that of Brier, MMCE, LS-0.05, FLSD-53, pre and post T; every row / most rows"),
-        C("Of CE, FLSD-53, Dual Focal and FCL, FCL is the best calibrated, with the lowest ECE",
-          "Sec. 5.1.2; Fig. 9 (ResNet-110, CIFAR-10)", fig9_lowest_ece,
-          "pre-T ECE on CIFAR-10 (paper: Table 1's ResNet-110 row, the figure's network)"),
-        C("FCL has a relatively low MCE", "Sec. 5.1.2; Fig. 9", fig9_low_mce,
-          "pre-T MCE of FCL below the mean of CE, FLSD-53 and DFL"),
-        C("Cross-entropy shows a large gap between confidence and accuracy, especially in the high-confidence bins",
-          "Sec. 5.1.2; Fig. 9", ce_overconfident_high,
-          "CE's test reliability bins (>= 1 % of samples): over-confident in every bin at confidence >= 0.5, "
-          "with a larger mean gap there than below 0.5"),
-        C("FCL keeps the lowest test error during training", "Sec. 5.1.2; Fig. 8 (ResNet-50, epochs 100-300)",
-          lowest_error_over_training, "mean test error over the epochs matching the paper's 100-300 of 350"),
-        C("FCL achieves the lowest classification error in most cases across all data sets and models",
-          "Sec. 5.2.1; Table 2", lowest_error_most, "rows where FCL's test error is the lowest; more than half"),
-        C("FCL's error advantage shows especially on CIFAR-100 and the news data sets", "Sec. 5.2.1; Table 2",
-          lowest_error_c100_news, "CIFAR-100, 20 Newsgroups and AG News rows: FCL's error the lowest; every row"),
-        C("Across most OOD data sets FCL achieves the highest AUROC", "Sec. 5.4; Table 4", highest_auroc,
-          "per OOD row: FCL's entropy AUROC the highest, pre and post T; more than half of the rows"),
-        C("FCL converges faster: it reaches a low normalised test loss sooner than CE, FL and DFL",
-          "Sec. 5.5.1; Fig. 3", fastest_convergence(fraction),
-          f"first epoch at which the normalised test NLL has made {fraction:.0%} of its largest drop"),
-        C("In epochs 50-150, FCL and DFL have the lowest and most stable test loss", "Sec. 5.5.1; Fig. 3",
-          middle_lowest_stable, "the two lowest means and the two smallest s.d. of the normalised test NLL over "
-                                "the matching epochs are FCL's and DFL's"),
-        C("In epochs 0-50, cross-entropy's test loss falls steadily while focal loss varies more",
-          "Sec. 5.5.1; Fig. 3", initial_ce_steadier,
-          "s.d. of the epoch-to-epoch changes of the normalised test NLL over the matching epochs, FL-3 vs CE"),
-        C("NLL decreases as lambda grows from 0 to 0.5", "Sec. 5.5.2; Fig. 6", sweep_falls("nll"),
-          "pre-T test NLL of FCL at lambda 0.5 vs 0 (same gamma)"),
-        C("After temperature scaling NLL is generally lower", "Sec. 5.5.2; Fig. 6", post_nll_lower,
-          "post-T below pre-T NLL for more than half of the lambdas"),
-        C("ECE decreases significantly at lambda 0.5", "Sec. 5.5.2; Fig. 6", sweep_falls("ece"),
-          "pre-T ECE of FCL at lambda 0.5 vs 0 (one seed: no significance test)"),
-        C("Calibration error increases for larger lambda: too much regularisation degrades calibration",
-          "Sec. 5.5.2; Fig. 6", too_much_lambda("ece"), "pre-T ECE at the largest lambda above its minimum"),
-        C("One lambda gives the best calibration on every ECE metric before and after TS",
-          "Sec. 5.5.2; Fig. 6 (the value was lost in extraction)", one_best_lambda,
-          "the lambda minimising ECE, AdaECE and classwise ECE, pre and post T, is the same"),
-        C("Overly large lambda can reduce classification accuracy", "Sec. 5.5.2; Fig. 6", too_much_lambda("error"),
-          "test error at the largest lambda above its minimum over the sweep"),
-        C("Temperature scaling markedly reduces focal loss's calibration error (a substantial post-processing gap)",
-          "Sec. 5.5.3; Tables 1, 3, 6, 7", focal_drops(ts_drop),
-          f"per row: FLSD-53's post-T value at least {ts_drop:.0%} below its pre-T value; every row / most rows"),
-        C("FCL's calibration error changes little with TS and its temperature is close to 1, confirming the "
-          "reduced post-processing gap", "Sec. 5.5.3; Tables 1, 3, 6, 7", fcl_t_near_one(t_tolerance),
-          f"per row: FCL's T within {t_tolerance:g} of 1 and TS changes its ECE no more than FLSD-53's; "
-          "every row / most rows"),
-        C("FCL's Lipschitz smCE (Def. 2.2; smCE^2 <= pGap <= 2 smCE, Blasiok et al.) is below focal loss's",
-          "beyond the paper: Def. 2.2, Thm. 4.5", smce_below_focal, "pre-T smCE (exact LP) of FCL vs FLSD-53"),
-        C("The L2 calibration term gives lower ECE than L1, consistently", "App. A.15; Table 8", l2_beats_l1,
-          "per row: pre-T ECE of FCL with the L2 term below the L1 term's; every row"),
-        C("On a noisy 2-D set, focal loss draws a sharp boundary around hard samples, FCL a smoother one",
-          "App. A.11; Fig. 7", toy_smoother, "two moons, noise 0.2, mean over seeds; read as the boundary's "
-                                             "shape (FCL's 0.5 boundary shorter) and as the probability "
-                                             "transition (FCL's band 0.25 < p < 0.75 wider)"),
-        C("There FCL balances accuracy and calibration", "App. A.11; Fig. 7", toy_balance(toy_error),
-          f"two moons: FCL's mean test ECE below FL's, its error at most {toy_error:g} point above"),
-        C("On CheXNet, FCL improves the average AUROC and the reliability scores (ECE, MCE)", "App. A.16; Table 9",
-          chexnet, "not tested: see the note"),
-        C("FCL gives the most precise anomaly localisation in Grad-CAM heatmaps", "Sec. 5.3; Fig. 1", gradcam,
-          "not tested: see the note"),
-    )
