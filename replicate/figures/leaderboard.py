@@ -81,8 +81,7 @@ def pairs_figure(pairs: pd.DataFrame, order=None, labels: Mapping[str, str] | No
                 a1.text(j, i, mark, ha="center", va="center", fontsize="small",
                         color="w" if abs(diff.iat[i, j]) > lim / 2 else "k")
     logs = np.log10(need.to_numpy(dtype=float))
-    cmap = plt.get_cmap("viridis_r").copy()
-    cmap.set_bad("0.85")                         # no difference, or more seeds than searched
+    cmap = plt.get_cmap("viridis_r").with_extremes(bad="0.85")   # grey: no difference, or beyond the search
     im2 = a2.imshow(np.ma.masked_invalid(logs), cmap=cmap)
     mid = np.nanmean(logs) if np.isfinite(logs).any() else 0.0
     cb = fig.colorbar(im2, ax=a2, shrink=0.7, label="seeds needed (80 % power, log scale)")
