@@ -13,7 +13,7 @@ import pytest
 import replicate as rp
 from replicate import comparison as cmp
 from replicate import experiments, runner, synthetic
-from replicate.experiments import fts, fts_links, fts_tables
+from replicate.experiments import fts, fts_claims, fts_evidence, fts_links, fts_tables
 
 
 # ----------------------------------------------------------------------------- plan
@@ -68,7 +68,7 @@ def base(ece_ts=(3.0, 2.0), ece_fts=(2.0, 1.5), nll_ts=(1.0, 1.0), nll_fts=(0.99
     return rows
 
 
-RULES = {c.text: c.rule for c in fts.rules()}
+RULES = {c.text: c.rule for c in fts_claims.rules()}
 
 
 def rule(start):
@@ -154,7 +154,7 @@ def test_rule_close_to_linear_and_t_near_one():
 
 def test_rules_refuse_bad_thresholds():
     with pytest.raises(ValueError, match="min_r2 must be a number >= 0"):
-        fts.rules(min_r2=-1)
+        fts_claims.rules(min_r2=-1)
 
 
 # ----------------------------------------------------------------------------- the paper's own Table 1
@@ -166,8 +166,8 @@ def test_rules_on_the_printed_table():
     only (TinyImageNet 50.6, 51.6, 50.9) and TS's ECE falls only on CIFAR-10 (CIFAR-100 1.66,
     1.28, 1.83); the selection comparisons and Fig. 8 are not printed; FL-1/FL-3 temperatures
     lie in 0.75..1.20."""
-    f = fts.paper_frame()
-    got = {c.text: verdict(c.rule(f)[1]) for c in fts.rules()}
+    f = fts_evidence.paper_frame()
+    got = {c.text: verdict(c.rule(f)[1]) for c in fts_claims.rules()}
     assert list(got.values()) == ["holds", "holds", "holds", "holds", "holds with conditions", "not tested",
                                   "not tested", "not tested", "holds"]
     o = rule("Higher gamma_tr")(f)[1]
@@ -177,7 +177,7 @@ def test_rules_on_the_printed_table():
 
 def test_printed_link_evidence():
     pairs = pd.DataFrame({"select": ["nll", "nll", "adaece"], "at_grid_min": [True, False, False]})
-    v = fts_links.printed_link(fts.paper_frame(), pairs, 0.05)
+    v = fts_links.printed_link(fts_evidence.paper_frame(), pairs, 0.05)
     assert v["at_min"] == 0 and v["n"] == 18 and v["T_range"] == (0.55, 3.70) and v["ours_at_min"] == 1
     assert v["max_gap"] == pytest.approx(0.02) and "did not come from the authors' link" in v["conclusion"]
 
@@ -185,11 +185,11 @@ def test_printed_link_evidence():
 def test_claims_without_runs_are_not_tested_and_registered(tmp_path, monkeypatch):
     monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
-    log = fts.claims("smoke")
+    log = fts_claims.claims("smoke")
     f = log.frame()
     ours = f[f.evidence.str.startswith("ours")]
-    assert len(ours) == len(fts.rules()) and (ours.verdict == "not tested").all()
-    assert (f[f.evidence == fts.PAPER_LABEL].verdict == "holds").sum() == 5
+    assert len(ours) == len(fts_claims.rules()) and (ours.verdict == "not tested").all()
+    assert (f[f.evidence == fts_evidence.PAPER_LABEL].verdict == "holds").sum() == 5
     source = next(s for s in rp.claims.sources(kind="experiment") if s.chapter == "exp_fts")
     assert rp.claims.build(source, "smoke").summary() == log.summary()
     assert fts_tables.other_chapter_runs("smoke") == {}
@@ -307,6 +307,6 @@ def test_glued_texts_come_from_the_numbers():
     assert fts_links.demo_texts(demo, 92.94) == {"demo_acc": "92.9", "demo_nll_T": "0.05", "demo_nll_acc": "12.4",
                                                  "demo_ece_choice": "5, 5.00"}
     pairs = pd.DataFrame({"select": ["nll", "adaece"], "at_grid_min": [False, False], "differs": [True, False]})
-    lt = fts_links.link_texts(fts.paper_frame(), pairs, "code")
+    lt = fts_links.link_texts(fts_evidence.paper_frame(), pairs, "code")
     assert lt["ours_at_min"] == "0 of 1" and lt["pairs_differ"] == "1 of 2" and "18 FTS" in lt["printed_link"]
     assert fts_tables.adafocal_text(pd.DataFrame({"identical test logits": [True, False]})).startswith("trained diff")

@@ -50,7 +50,7 @@ SOURCES: tuple[Source, ...] = (
     Source("ghosh2022", "experiment", "exp_adafocal", "replicate.experiments.adafocal_claims:claims"),
     Source("tao2023", "experiment", "exp_dual_focal", "replicate.experiments.dual_focal_claims:claims"),
     Source("liang2024", "experiment", "exp_fcl", "replicate.experiments.fcl_claims:claims"),
-    Source("komisarenko2024", "experiment", "exp_fts", "replicate.experiments.fts:claims"),
+    Source("komisarenko2024", "experiment", "exp_fts", "replicate.experiments.fts_claims:claims"),
     *(Source(p, "experiment", "exp_leaderboard", f"replicate.experiments.leaderboard:claims_{p}")
       for p in ("mukhoti2020", "ghosh2022", "tao2023", "liang2024", "komisarenko2024")),
 )
