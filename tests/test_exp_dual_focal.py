@@ -17,6 +17,7 @@ from replicate.comparison import layouts as lay
 from replicate.experiments import dual_focal as exp
 from replicate.experiments import dual_focal_claims as cl
 from replicate.experiments import dual_focal_evidence as ev
+from replicate.experiments import dual_focal_appendix_rules as ap
 from replicate.experiments import dual_focal_figure_rules as fr
 from replicate.experiments import dual_focal_rules as ru
 from replicate.figures import dual_focal as fig
@@ -268,7 +269,7 @@ def test_sota_and_mce_rules_hold_fail_and_are_not_tested():
     good = _ev(_row("table7", "mce", {"dual_focal": 1.0, "flsd53": 2.0}) +
                _row("table7", "mce", {"dual_focal": 3.0, "flsd53": 2.0}, True))
     bad = _ev(_row("table7", "mce", {"dual_focal": 3.0, "flsd53": 2.0}))
-    rule = ru._lowest_in_most("table7", "mce", "MCE")
+    rule = ap.lowest_in_most("table7", "mce", "MCE")
     assert rule(good)[1] is True and rule(bad)[1] is False
     gone = _ev([], missing={"image": "not in the store"})
     assert rule(gone)[1].verdict == "not tested" and "not in the store" in rule(gone)[1].note

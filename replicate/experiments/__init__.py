@@ -21,7 +21,10 @@ chapter's constants and :func:`plan`; imports no ``X_*`` module) <- ``X_evidence
 ``X_rules``, ``X_figure_rules`` (the numbers the claims read, and the rules) <-
 ``X_claims`` (``evidence``, ``claims_log``, ``claims``: the registered builder). Views and
 tables (``X_views``, ``X_tables``, ``X_report``) import the chapter and its evidence, never
-the claims. Split so: :mod:`.adafocal`, :mod:`.dual_focal`, :mod:`.fcl`, :mod:`.fts`.
+the claims. Split so: :mod:`.adafocal`, :mod:`.dual_focal`, :mod:`.fcl`, :mod:`.fts`. Dual
+Focal Loss has more rules than one module holds: :mod:`.dual_focal_rules` (main text) and
+:mod:`.dual_focal_appendix_rules`, both on the thresholds and helpers of
+:mod:`.dual_focal_terms`.
 """
 from __future__ import annotations
 

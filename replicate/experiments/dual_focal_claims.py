@@ -1,10 +1,11 @@
 """The experimental claims of Tao, Dong & Xu (2023), Dual Focal Loss: each sentence, where
 the paper makes it, what its rule compares, and the rule (:mod:`.dual_focal_rules` for the
-tables, :mod:`.dual_focal_figure_rules` for the figures), in the paper's order; and the
-chapter's claims table (:func:`claims_log`, :func:`claims`).
+main text's tables, :mod:`.dual_focal_appendix_rules` for the appendices',
+:mod:`.dual_focal_figure_rules` for the figures), in the paper's order; and the chapter's
+claims table (:func:`claims_log`, :func:`claims`).
 
 :func:`rules` is what the chapter and the claims registry test on both sides (the paper's
-printed tables and our runs, :mod:`.dual_focal_evidence`); see :mod:`.dual_focal_rules` for
+printed tables and our runs, :mod:`.dual_focal_evidence`); see :mod:`.dual_focal_terms` for
 the thresholds that make the paper's vague words ("most", "almost all", "competitive")
 decidable. The top of the chapter's modules: none of them imports this one.
 """
@@ -12,8 +13,10 @@ from __future__ import annotations
 
 from .. import comparison as cmp
 from ..claims import ClaimLog, untested
+from . import dual_focal_appendix_rules as a
 from . import dual_focal_evidence as ev
 from . import dual_focal_rules as r
+from . import dual_focal_terms as t
 from .dual_focal import CHAPTER, PAPER, SECTION, plan
 from .dual_focal_figure_rules import figure_claims
 
@@ -49,7 +52,7 @@ def _claims() -> tuple[cmp.Claim, ...]:
         C("DFL's ECE before temperature scaling beats most post-temperature-scaling results of previous works",
           "Sec. 5.1, Table 1", r.beats_post_ts, "DFL pre-T ECE vs the baselines' post-T ECE, per row"),
         C("All optimal temperatures of DFL are 1: DFL trains innately calibrated models", "Sec. 5.1, Table 1",
-          r.dfl_t_is_one, f"DFL's optimal T within {r.T_TOL:g} of 1 in every row (every seed)"),
+          r.dfl_t_is_one, f"DFL's optimal T within {t.T_TOL:g} of 1 in every row (every seed)"),
         C("CIFAR-10 models are better calibrated than those on data sets with more labels (CIFAR-100, "
           "Tiny-ImageNet)", "Sec. 5.1, Table 1", r.cifar10_better, "pre-T ECE per (network, method) pair"),
         C("Tiny-ImageNet models are generally better calibrated than CIFAR-100 models", "Sec. 5.1, Table 1",
@@ -72,7 +75,7 @@ def _claims() -> tuple[cmp.Claim, ...]:
           "Sec. 5.1, Fig. 3; Table 1", r.only_t_one, "methods whose optimal T is 1 on those rows"),
         fig["fig4a_below"], fig["fig4a_fl_vs_ce"], fig["fig4a_every_lr"], fig["fig2_bins"],
         C("DFL improves the classification accuracy over focal loss in almost all cases", "Sec. 5.1, Table 2",
-          r.accuracy_vs_fl, f"DFL's error below FLSD-53's in at least {r.ALMOST_ALL:.0%} of the rows"),
+          r.accuracy_vs_fl, f"DFL's error below FLSD-53's in at least {t.ALMOST_ALL:.0%} of the rows"),
         C("On CIFAR-100 DFL calibrates without a trade-off in accuracy against cross-entropy on every network",
           "Sec. 5.1, Table 2", r.cifar100_no_tradeoff, "CIFAR-100 rows: DFL's error at most cross-entropy's"),
         C("DFL and AdaFocal are evenly matched", "Sec. 5.2, Table 3", r.evenly_matched,
@@ -83,26 +86,26 @@ def _claims() -> tuple[cmp.Claim, ...]:
         C("With other dual logits DFL still outperforms focal loss consistently across metrics", "Sec. 5.4, Table 4",
           r.other_logits_beat_fl, "every 'other logits' row below the focal-loss row in ECE and AdaECE"),
         C("DFL's AdaECE is competitive with the best in almost all cases, only 0.1 from focal loss on "
-          "Tiny-ImageNet", "App. E, Table 5", r.adaece_competitive,
+          "Tiny-ImageNet", "App. E, Table 5", a.adaece_competitive,
           "DFL within 0.1 of the lowest pre-T AdaECE in every row, lowest in all but one"),
-        C("DFL has the best classwise ECE", "App. E, Table 6", r._lowest_in_most("table6", "classwise_ece",
-                                                                             "classwise ECE"),
+        C("DFL has the best classwise ECE", "App. E, Table 6", a.lowest_in_most("table6", "classwise_ece",
+                                                                            "classwise ECE"),
           "DFL lowest pre-T classwise ECE in most rows"),
         C("DFL achieves a better NLL on the more complex data sets CIFAR-100 and Tiny-ImageNet", "App. E, Table 8",
-          r.nll_complex, "DFL lowest pre-T NLL in every CIFAR-100 and Tiny-ImageNet row"),
+          a.nll_complex, "DFL lowest pre-T NLL in every CIFAR-100 and Tiny-ImageNet row"),
         C("DFL achieves state-of-the-art MCE in most cases, particularly before temperature scaling",
-          "App. E, Table 7", r._lowest_in_most("table7", "mce", "MCE"),
+          "App. E, Table 7", a.lowest_in_most("table7", "mce", "MCE"),
           "DFL lowest pre-T MCE in most rows, and in at least as large a share pre T as post T"),
-        C("DFL achieves competitive OOD-detection AUROC in most cases", "App. E, Table 9", r.auroc_competitive,
-          f"DFL's pre-T AUROC among the best {r.TOP_K} of the seven methods in most (row, OOD set) pairs"),
-        C("DFL outperforms KDE-XE in ECE", "App. F, Table 10", r.kde_xe("ece", True), "DFL below KDE-XE in every row"),
+        C("DFL achieves competitive OOD-detection AUROC in most cases", "App. E, Table 9", a.auroc_competitive,
+          f"DFL's pre-T AUROC among the best {t.TOP_K} of the seven methods in most (row, OOD set) pairs"),
+        C("DFL outperforms KDE-XE in ECE", "App. F, Table 10", a.kde_xe("ece", True), "DFL below KDE-XE in every row"),
         C("DFL fails to outperform KDE-XE in the canonical calibration error", "App. F, Table 10",
-          r.kde_xe("ece_kde", False), "DFL's ECE_KDE above KDE-XE's in every row"),
-        C("DFL improves consistently on the other methods in RBS", "App. G, Table 11", r.rbs_lowest,
+          a.kde_xe("ece_kde", False), "DFL's ECE_KDE above KDE-XE's in every row"),
+        C("DFL improves consistently on the other methods in RBS", "App. G, Table 11", a.rbs_lowest,
           "DFL lowest RBS in every row"),
-        C("Over repeated runs DFL's calibration is consistent and robust", "App. H, Table 12", r.robust_over_seeds,
+        C("Over repeated runs DFL's calibration is consistent and robust", "App. H, Table 12", a.robust_over_seeds,
           "DFL lowest mean over runs in ECE, ECE(T), AdaECE and classwise ECE"),
-        C("Gamma = 5, chosen by cross-validation, gives DFL its best calibration", "App. I, Table 13", r.gamma5_best,
+        C("Gamma = 5, chosen by cross-validation, gives DFL its best calibration", "App. I, Table 13", a.gamma5_best,
           "gamma with the lowest ECE, ECE(T), AdaECE and classwise ECE of the sweep is 5"),
     )
 

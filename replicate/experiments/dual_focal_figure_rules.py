@@ -6,7 +6,7 @@ tested"; on ours the rules read the numbers behind our redrawn figures
 
 - warm-up: the first :data:`WARMUP_FRACTION` of the epochs (at least one) are left out;
 - "remains at a lower level" / "almost all bins": at least
-  :data:`replicate.experiments.dual_focal_rules.ALMOST_ALL` of the epochs / bins;
+  :data:`replicate.experiments.dual_focal_terms.ALMOST_ALL` of the epochs / bins;
 - a reliability bin counts when each of the four methods has at least :data:`MIN_BIN`
   test samples in it.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .. import comparison as cmp
 from ..claims import untested
-from .dual_focal_rules import ALMOST_ALL
+from .dual_focal_terms import ALMOST_ALL
 
 WARMUP_FRACTION = 0.1
 MIN_BIN = 10
