@@ -295,6 +295,22 @@ def test_claims_without_runs_are_not_tested_on_ours(tmp_path, monkeypatch):
 
 
 # ----------------------------------------------------------------------------- committed runs
+def test_paper_notes_keep_every_note_of_the_chosen_rows():
+    """Read against the stored tables: each table note once (``whole``), and exactly the cell
+    notes of the chosen rows."""
+    from replicate.experiments import fcl_report
+
+    row = ("20 Newsgroups", "Global Pooling CNN")
+    notes = fcl_report.paper_notes(("table1", "table3"), rows=[row])
+    tables = [rp.paper_tables.get(fcl.PAPER, t) for t in ("table1", "table3")]
+    assert list(notes[notes.cell == "table"].note) == [df.attrs["notes"] for df in tables]
+    want = {n for df in tables for n in df[(df.dataset == row[0]) & (df.model == row[1])].note if n}
+    cells = notes[notes.cell != "table"]
+    assert want and set(cells.note) == want and cells.cell.str.startswith(", ".join(row)).all()
+    only_cells = fcl_report.paper_notes(("table1", "table3"), rows=[row], whole=False)
+    assert (only_cells.cell != "table").all() and set(only_cells.note) == want
+
+
 def test_committed_cpu_runs_agree_with_their_records():
     p = fcl.plan("cpu", device="cpu")
     found = 0

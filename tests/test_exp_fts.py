@@ -175,6 +175,20 @@ def test_rules_on_the_printed_table():
     assert "after FTS: holds with conditions (on CIFAR-100, CIFAR-10 only)" in o.note
 
 
+def test_paper_notes_show_every_recorded_note_of_table1_once():
+    """The four specs' notes share an opening: it is shown once, each spec's rest on its own
+    line, and every cell note of the specs appears; read against the stored specs."""
+    notes = fts_tables.paper_notes()
+    specs = [rp.paper_tables.get(fts.PAPER, t) for t in fts_tables.TABLE1_SPECS]
+    opening = notes[notes.cell == "table"].note
+    assert len(opening) == 1
+    for df in specs:
+        own = notes[notes.cell == f"table ({df.attrs['metric']})"].note
+        assert len(own) == 1 and f"{opening.iloc[0]} {own.iloc[0]}" == df.attrs["notes"]
+    cell_notes = {n for df in specs for n in df.note if n}
+    assert cell_notes and cell_notes == set(notes[~notes.cell.str.startswith("table")].note)
+
+
 def test_printed_link_evidence():
     pairs = pd.DataFrame({"select": ["nll", "nll", "adaece"], "at_grid_min": [True, False, False]})
     v = fts_links.printed_link(fts_evidence.paper_frame(), pairs, 0.05)

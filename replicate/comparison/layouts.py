@@ -242,30 +242,58 @@ def spread_side_by_side(ours: pd.DataFrame | None, paper: pd.DataFrame | None, t
     return out
 
 
-def table_notes(paper: str, tables, rows=None) -> pd.DataFrame:
+def table_notes(paper: str, tables, rows=None, whole: bool = True, shared_opening: bool = False) -> pd.DataFrame:
     """The recorded defects of ``paper``'s ``tables``: one line per table note (``cell``
     "table") and per annotated cell (row, setting, method, pre/post T, printed text, note;
     cells sharing a note are merged), to show beside the table. ``rows`` (labels of
-    :func:`row_label`) keeps only the cell notes of those rows."""
+    :func:`row_label`) keeps only the cell notes of those rows; ``whole`` False leaves the
+    table notes out (cell notes only). ``shared_opening``: where several of ``tables`` are
+    specs of one printed table (the same number) whose notes open with the same sentences,
+    that opening is one line (``cell`` "table") and each spec's rest a line of its own
+    (``cell`` "table (<its metric>)")."""
     from .. import paper_tables
 
+    frames = [paper_tables.get(paper, t) for t in ([tables] if isinstance(tables, str) else tables)]
+    openings = _shared_openings(frames) if shared_opening else {}
     out_rows = []
-    for t in ([tables] if isinstance(tables, str) else tables):
-        df = paper_tables.get(paper, t)
-        if df.attrs.get("notes"):
-            out_rows.append({"table": f"Table {df.attrs['number']}", "cell": "table", "printed": "",
-                             "note": df.attrs["notes"]})
+    for df in frames:
+        label = f"Table {df.attrs['number']}"
+        if whole and df.attrs.get("notes"):
+            opening = openings.get(df.attrs["number"], "")
+            own = df.attrs["notes"][len(opening):].strip()
+            if opening:
+                out_rows.append({"table": label, "cell": "table", "printed": "", "note": opening})
+            if own:
+                out_rows.append({"table": label, "cell": f"table ({df.attrs['metric']})" if opening else "table",
+                                 "printed": "", "note": own})
         noted = df[df["note"].astype(str).str.len() > 0]
         if rows is not None:
             noted = noted[[row_label(d, m) in set(rows) for d, m in zip(noted.dataset, noted.model)]]
         for _, r in noted.iterrows():
             where = ", ".join(x for x in (r["dataset"], r["model"], r["setting"], r["method_label"],
                                           "post T" if r["temperature_scaled"] else "pre T") if x)
-            out_rows.append({"table": f"Table {df.attrs['number']}", "cell": where, "printed": str(r["printed"]),
-                             "note": r["note"]})
+            out_rows.append({"table": label, "cell": where, "printed": str(r["printed"]), "note": r["note"]})
     out = pd.DataFrame(out_rows, columns=["table", "cell", "printed", "note"])
     if not len(out):
         return out
     merged = out.groupby(["table", "note"], sort=False, as_index=False).agg(
         cell=("cell", lambda s: "; ".join(dict.fromkeys(s))), printed=("printed", lambda s: ", ".join(x for x in dict.fromkeys(s) if x)))
     return merged[["table", "cell", "printed", "note"]]
+
+
+def _shared_openings(frames) -> dict:
+    """``{table number: the whole sentences its specs' notes open with}`` for the numbers
+    printed as two or more specs of ``frames`` with notes."""
+    import os
+
+    by_number = {}
+    for df in frames:
+        if df.attrs.get("notes"):
+            by_number.setdefault(df.attrs["number"], []).append(df.attrs["notes"])
+    out = {}
+    for number, notes in by_number.items():
+        common = os.path.commonprefix(notes) if len(notes) > 1 else ""
+        common = common[:common.rfind(". ") + 1] if ". " in common else ""
+        if common:
+            out[number] = common
+    return out

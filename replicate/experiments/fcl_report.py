@@ -26,28 +26,12 @@ def with_dfl_own(paper: pd.DataFrame, dataset: str, model: str) -> pd.DataFrame:
 
 def paper_notes(tables=("table1", "table2", "table3", "table4", "table6", "table7", "table8"),
                 rows=None, whole: bool = True) -> pd.DataFrame:
-    """The recorded defects of the paper's ``tables``: each table's note (``whole``) and every
-    noted cell (of the printed rows ``rows``, ``(dataset, model)`` pairs; None: all), one row
-    per distinct note: ``table, cells, note``."""
-    from .. import paper_tables
-
-    out = []
-    for t in tables:
-        df = paper_tables.get(fcl.PAPER, t)
-        label = f"Table {df.attrs['number']}"
-        if whole and df.attrs.get("notes"):
-            out.append({"table": label, "cells": "whole table", "note": df.attrs["notes"]})
-        noted = df[df.note.astype(str).str.len() > 0]
-        if rows is not None:
-            keep = set(rows)
-            noted = noted[pd.Series([(d, m) in keep for d, m in zip(noted.dataset, noted.model)], index=noted.index,
-                                    dtype=bool)]
-        for note, g in noted.groupby("note", sort=False):
-            cells = "; ".join(dict.fromkeys(f"{d}, {m}, {lab}{', post T' if s else ''}" for d, m, lab, s in
-                                            zip(g.dataset, g.model, g.method_label.str.split(" \\(").str[0],
-                                                g.temperature_scaled)))
-            out.append({"table": label, "cells": cells, "note": note})
-    return pd.DataFrame(out, columns=["table", "cells", "note"])
+    """The recorded defects of the paper's ``tables``
+    (:func:`replicate.comparison.layouts.table_notes`): each table's note (``whole``) and
+    every noted cell of the printed rows ``rows`` (``(dataset, model)`` pairs; None: all),
+    one line per distinct note: ``table, cell, printed, note``."""
+    labels = None if rows is None else [cmp.layouts.row_label(d, m) for d, m in rows]
+    return cmp.layouts.table_notes(fcl.PAPER, tables, rows=labels, whole=whole)
 
 
 def auroc_frame(runs: dict) -> pd.DataFrame:

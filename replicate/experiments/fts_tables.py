@@ -12,6 +12,9 @@ import pandas as pd
 from .. import comparison as cmp
 from .fts import ADAFOCAL_NOTE, CHAPTER, PAPER, UNREACHABLE
 
+#: the paper's Table 1, stored as one spec per metric (:mod:`replicate.paper_tables.komisarenko2024`)
+TABLE1_SPECS = ("table1_accuracy", "table1_nll", "table1_adaece", "table1_gamma_ev")
+
 
 def methods_table(methods, dataset: str = "cifar10", model: str | None = None) -> pd.DataFrame:
     """:func:`replicate.comparison.methods_frame` with the paper's row each method is set
@@ -36,24 +39,11 @@ def table_caption(ref, source: str, grid) -> str:
             f"0.37, 0.5, 0.75, 1, 5; the paper's text states T = 0.01..5 step 0.01. {where}. {source}.")
 
 
-def paper_notes() -> list[str]:
-    """The recorded notes of the paper's Table 1 (each spec's notes and its cell notes, once each)."""
-    from .. import paper_tables
-
-    import os
-
-    frames = [paper_tables.get(PAPER, t) for t in ("table1_accuracy", "table1_nll", "table1_adaece",
-                                                    "table1_gamma_ev")]
-    common = os.path.commonprefix([df.attrs["notes"] for df in frames])
-    common = common[:common.rfind(". ") + 1] if ". " in common else ""
-    out = [common.strip()]
-    for df in frames:
-        own = df.attrs["notes"][len(common):].strip()
-        cells = df[df["note"] != ""]
-        out += [f"{df.attrs['metric']}: {own}" if own else ""]
-        out += [r.note if r.method == "adafocal" else f"{r.dataset}, {r.method_label}, {r.setting}: {r.note}"
-                for r in cells.itertuples()]
-    return list(dict.fromkeys(n for n in out if n))
+def paper_notes() -> pd.DataFrame:
+    """The recorded notes of the paper's Table 1 (the notes of its four specs and their cell
+    notes): :func:`replicate.comparison.layouts.table_notes`, the opening the specs' notes
+    share shown once."""
+    return cmp.layouts.table_notes(PAPER, TABLE1_SPECS, shared_opening=True)
 
 
 def selection_table(ours: pd.DataFrame, methods) -> pd.DataFrame:
