@@ -1,7 +1,7 @@
 """The ``claims`` subcommand: every claim the book checks, from the one registry.
 
 ``replicate claims [--paper P] [--kind theory|experiment] [--format table|json|csv]
-[--profile smoke|cpu|paper]``
+[--profile smoke|cpu|paper] [--workers N]``
     print every registered claim (:func:`replicate.claims.collect`) with its paper, claim,
     where in the paper, how it was checked, result, verdict and the chapter section that
     shows it. Theory checks run at the grid sizes of ``--profile`` (default ``cpu``: under
@@ -27,9 +27,9 @@ def _cmd_claims(args) -> int:
     srcs = claims.sources(args.paper, args.kind)         # validates --paper and --kind before any work
     if args.profile not in claims.registry.PROFILES:
         raise ValueError(f"--profile must be one of {', '.join(claims.registry.PROFILES)}; got {args.profile!r}")
-    frames = []
-    for s in tqdm(srcs, desc="claims", unit="chapter", file=sys.stderr, disable=args.quiet):
-        frames.append(claims.build(s, args.profile).frame())
+    workers = claims.registry.default_workers() if args.workers is None else args.workers
+    with tqdm(total=len(srcs), desc="claims", unit="source", file=sys.stderr, disable=args.quiet) as bar:
+        frames = claims.registry.build_frames(srcs, args.profile, workers, done=lambda *_: bar.update())
     import pandas as pd
 
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=claims.COLUMNS)
@@ -60,5 +60,7 @@ def add_subcommands(sub, parents) -> None:
     c.add_argument("--kind", help="only theory or experiment claims")
     c.add_argument("--format", default="table", help="table (default), json or csv")
     c.add_argument("--profile", default="cpu", help="grid sizes / runs of this profile: smoke, cpu (default), gpu, paper")
+    c.add_argument("--workers", type=int, default=None,
+                   help="processes building the chapters' claims (default: the CPU cores, at most 4; 1: none)")
     c.add_argument("--quiet", action="store_true", help="no progress bar")
     c.set_defaults(func=_cmd_claims)

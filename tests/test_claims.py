@@ -86,6 +86,24 @@ def test_cli_claims_prints_every_registered_claim(tmp_path, monkeypatch, capsys)
     assert "--format must be one of table, json, csv" in capsys.readouterr().err
 
 
+def test_claims_built_in_worker_processes_equal_those_built_in_this_one(tmp_path, monkeypatch):
+    """Two spawned workers give the same rows in registry order as one process; each source
+    is reported once; a bad worker count is refused before any work."""
+    import pandas as pd
+
+    monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
+    srcs = [s for s in cl.SOURCES if s.chapter in ("theory_adafocal", "theory_fcl")]
+    seen = []
+    one = cl.registry.build_frames(srcs, "smoke", workers=1)
+    two = cl.registry.build_frames(srcs, "smoke", workers=2, done=lambda s, n, sec: seen.append((s, n)))
+    assert sorted(seen, key=lambda sn: srcs.index(sn[0])) == [(s, len(f)) for s, f in zip(srcs, one)]
+    for a, b in zip(one, two):
+        pd.testing.assert_frame_equal(a, b)
+    with pytest.raises(ValueError, match="workers must be an integer >= 1"):
+        cl.registry.build_frames(srcs, "smoke", workers=0)
+
+
 @pytest.mark.parametrize("source", cl.SOURCES, ids=lambda s: f"{s.paper}-{s.kind}-{s.chapter}")
 def test_every_registered_source_runs_at_smoke_with_vocabulary_verdicts_and_real_sections(source, tmp_path,
                                                                                           monkeypatch):

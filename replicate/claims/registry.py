@@ -79,18 +79,72 @@ def build(source: Source, profile: str = "cpu") -> ClaimLog:
     return log
 
 
-def collect(paper: str | None = None, kind: str | None = None, profile: str = "cpu", log=None):
+def _build_group(group: list[Source], profile: str) -> list[tuple]:
+    """``(frame, seconds)`` of each source of ``group``, built one after the other in this
+    process (a worker of :func:`build_frames`)."""
+    out = []
+    for s in group:
+        t0 = time.perf_counter()
+        out.append((build(s, profile).frame(), time.perf_counter() - t0))
+    return out
+
+
+def default_workers() -> int:
+    """Worker processes for :func:`build_frames`: the usable CPU cores, at most 4."""
+    import os
+
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(4, n))
+
+
+def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, done=None) -> list:
+    """The claims frame of each source of ``srcs``, in their order. With ``workers`` > 1 the
+    builder modules run in that many processes (spawned, so no thread state is inherited);
+    sources of one module share a process, as they share its in-process caches (the
+    leaderboard evaluates its runs once for its five sources). ``done(source, n_claims,
+    seconds)`` is called as each source finishes."""
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1; got {workers!r}")
+    groups: dict[str, list[int]] = {}
+    for i, s in enumerate(srcs):
+        groups.setdefault(s.builder.partition(":")[0], []).append(i)
+    frames: list = [None] * len(srcs)
+
+    def record(idx, results):
+        for i, (frame, seconds) in zip(idx, results):
+            frames[i] = frame
+            if done:
+                done(srcs[i], len(frame), seconds)
+
+    if workers == 1 or len(groups) == 1:
+        for idx in groups.values():
+            record(idx, _build_group([srcs[i] for i in idx], profile))
+        return frames
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(min(workers, len(groups)), mp_context=multiprocessing.get_context("spawn")) as pool:
+        # the experiment chapters (the slow ones: they evaluate stored runs) start first
+        order = sorted(groups.values(), key=lambda idx: srcs[idx[0]].kind != "experiment")
+        futures = {pool.submit(_build_group, [srcs[i] for i in idx], profile): idx for idx in order}
+        for fut in as_completed(futures):
+            record(futures[fut], fut.result())
+    return frames
+
+
+def collect(paper: str | None = None, kind: str | None = None, profile: str = "cpu", log=None,
+            workers: int | None = None):
     """Every registered claim (filtered by ``paper``, ``kind``) as one DataFrame with the
-    columns of :data:`replicate.claims.log.COLUMNS`. ``log(message)`` (e.g. ``print``)
-    reports each source as it is built, with its time."""
+    columns of :data:`replicate.claims.log.COLUMNS`, in registry order. ``log(message)``
+    (e.g. ``print``) reports each source as it is built, with its time; ``workers``
+    processes build them (None: :func:`default_workers`; 1: in this process)."""
     import pandas as pd
 
     from .log import COLUMNS
 
-    frames = []
-    for s in sources(paper, kind):
-        t0 = time.perf_counter()
-        frames.append(build(s, profile).frame())
-        if log:
-            log(f"{s.paper} {s.kind} ({s.chapter}): {len(frames[-1])} claims in {time.perf_counter() - t0:.1f} s")
+    srcs = sources(paper, kind)
+    done = (lambda s, n, sec: log(f"{s.paper} {s.kind} ({s.chapter}): {n} claims in {sec:.1f} s")) if log else None
+    frames = build_frames(srcs, profile, default_workers() if workers is None else workers, done)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
