@@ -173,6 +173,8 @@ def test_auroc_ranks_refuse_runs_without_ood_logits_and_twins_are_found():
     cal = {(m, s, "none"): _cal(0.8, seed=s, ood_conf=None if m == "b" else 0.0) for m in "ab" for s in (1, 2)}
     with pytest.raises(ValueError, match="without out-of-distribution logits"):
         board.rank_intervals(cal, "auroc", "none", n_boot=2)
+    assert board.missing_ood(cal) == [("b", 1), ("b", 2)] and board.missing_ood(cal, "ts") == []
+    assert board.missing_ood({k: v for k, v in cal.items() if k[0] == "a"}) == []
 
     class FakeRun:
         def __init__(self, z):

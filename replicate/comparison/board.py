@@ -189,6 +189,14 @@ def seed_values(frame: pd.DataFrame, metric: str, setting: str) -> pd.DataFrame:
     return part.pivot(index="seed", columns="method", values="value")[list(dict.fromkeys(part.method))]
 
 
+def missing_ood(calibrated: dict, setting: str = "none") -> list:
+    """``(method, seed)`` of the runs calibrated with ``setting`` that have no
+    out-of-distribution logits (a text data set, or a run recorded before the store kept
+    them): the AUROC cannot rank them (:func:`rank_intervals` refuses)."""
+    check_setting(setting)
+    return sorted((m, s) for (m, s, st), cal in calibrated.items() if st == setting and cal.ood_probs is None)
+
+
 def rank_intervals(calibrated: dict, metric: str, setting: str, n_boot: int = 200, seed: int = 0,
                    level: float = 0.95) -> pd.DataFrame:
     """Ranks of the methods by ``metric`` after ``setting`` with bootstrap intervals
