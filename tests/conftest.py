@@ -52,6 +52,20 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_line(data_line())
 
 
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch):
+    """No downloads, a run and data cache in the test's own tmp folder, one torch thread
+    (restored afterwards): for tests that decode data or train small models."""
+    import torch
+
+    monkeypatch.setenv("REPLICATE_OFFLINE", "1")
+    monkeypatch.setenv(rconfig.CACHE_ENV, str(tmp_path / "cache"))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def data_directory(tmp_path_factory) -> Path:
     """The data directory of this session: the real one, else a generated one (see module docstring)."""

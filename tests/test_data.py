@@ -23,15 +23,7 @@ from replicate.data.cifar import CIFAR10_CLASSES, CIFAR_MEAN, CIFAR_STD
 CLASSES = CIFAR10_CLASSES
 
 
-@pytest.fixture(autouse=True)
-def sandbox(tmp_path, monkeypatch):
-    """No downloads, and the fallback cache lives in the test's tmp folder."""
-    monkeypatch.setenv("REPLICATE_OFFLINE", "1")
-    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("private_cache")     # tests/conftest.py
 
 
 # ---------------------------------------------------------------- official-format writers

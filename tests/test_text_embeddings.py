@@ -25,15 +25,8 @@ from replicate.training import TrainSettings, train
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(autouse=True)
-def sandbox(tmp_path, monkeypatch):
-    """No downloads; decoded data and vectors of these generated corpora never mix with a real cache."""
-    monkeypatch.setenv("REPLICATE_OFFLINE", "1")
-    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+# decoded data and vectors of these generated corpora never mix with a real cache
+pytestmark = pytest.mark.usefixtures("private_cache")     # tests/conftest.py
 
 
 # ---------------------------------------------------------------- word2vec on synthetic text
