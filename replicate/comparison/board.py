@@ -217,7 +217,7 @@ def rank_intervals(calibrated: dict, metric: str, setting: str, n_boot: int = 20
     if len(sizes) != 1:
         raise ValueError(f"the runs were evaluated on test sets of different sizes {sorted(sizes)}")
     if metric == "auroc":
-        no_ood = sorted(k for k, c in cells.items() if c.ood_probs is None)
+        no_ood = missing_ood(calibrated, setting)
         if no_ood:
             raise ValueError(f"runs without out-of-distribution logits cannot be ranked by the AUROC: {no_ood}")
     sign = -1.0 if metric in HIGHER_IS_BETTER else 1.0
