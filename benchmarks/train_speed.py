@@ -3,6 +3,7 @@
     python benchmarks/train_speed.py                      # GPU: ResNet-50, full CIFAR-10, batch 128
     python benchmarks/train_speed.py --json $OUT/speed.json
     python benchmarks/train_speed.py --smoke              # CPU: a few steps on generated images
+    python benchmarks/train_speed.py --concurrent 1,2,4,8 --models resnet18,resnet50   # k trainings at once
 
 Issue #13, item 1. Modes, each training the same network from the same initial weights
 with the papers' mathematics - summed cross-entropy, SGD (lr 0.1, momentum 0.9, weight
@@ -26,6 +27,18 @@ a warm epoch. The ratios are ``reference / mode`` (how many times faster). Targe
 one H100 (issue #13): ``fastest`` at most 3.5 s per epoch and at least 2.5x the
 reference. Nothing here asserts: the numbers are printed (and written with ``--json``)
 so that ``benchmarks/README.md`` can quote a real run.
+
+``--concurrent K1,K2,...`` (issue #20, item 3) measures instead the aggregate throughput of
+k trainings at once on the one device: for each network of ``--models`` and each k, k
+separate processes (each pinned to its own set of CPU cores) train from generated images
+of CIFAR's shape in the ``gpu`` profile's numerics (bf16 autocast, channels-last, the
+engine's ``auto`` steps; float32 eager on the CPU) after ``--warmup-epochs`` short epochs;
+once all k are warm (a file barrier) each counts the images it trains in ``--seconds``.
+Printed per (network, k): images per second over all processes, the ratio to k = 1, and
+the seconds one full CIFAR-10 epoch (45,000 images) takes per run when k run at once.
+``--mps on`` measures under the CUDA MPS daemon (``nvidia-cuda-mps-control -d``, when the
+machine has it; started before and stopped after), ``--mps both`` without and with it;
+without it the processes' kernels only time-share the GPU.
 """
 from __future__ import annotations
 
@@ -193,6 +206,143 @@ def engine_mode(mode, splits, args, device) -> dict:
     return out
 
 
+# ----------------------------------------------------------------------------- k trainings at once
+CIFAR_TRAIN = 45_000  # training images of the reference split: the epoch the table's s/epoch refers to
+
+
+class _Measured(Exception):
+    """Raised by a concurrency worker's epoch hook once its window is measured."""
+
+
+def concurrent_worker(args) -> int:
+    """One of k processes: warm up, wait for the others, then count trained images for ``--seconds``."""
+    import glob
+
+    device = training.select_device(args.device)
+    cuda = device.type == "cuda"
+    steps = args.worker_steps
+    splits = generated_splits(steps * args.batch_size, args.batch_size, args.batch_size)
+    kw = dict(precision="bf16", memory_format="channels_last", engine=args.engine) if cuda else \
+        dict(precision="float32", engine="eager")
+    s = TrainSettings(epochs=10**6, batch_size=args.batch_size, **HYPER, **kw)
+    state = {"images": 0}
+    ready = os.path.join(args.barrier, f"ready-{os.getpid()}")
+
+    def hook(epoch, row):
+        sync(device)
+        if epoch + 1 == args.warmup_epochs:
+            open(ready, "w").close()
+            t_wait = time.perf_counter()
+            while len(glob.glob(os.path.join(args.barrier, "ready-*"))) < args.k:
+                if time.perf_counter() - t_wait > 300:
+                    raise RuntimeError("concurrency barrier: the other workers never got ready (300 s)")
+                time.sleep(0.02)
+            state["t0"] = time.perf_counter()
+        elif epoch + 1 > args.warmup_epochs:
+            state["images"] += steps * args.batch_size
+            elapsed = time.perf_counter() - state["t0"]
+            if elapsed >= args.seconds:
+                state["seconds"] = elapsed
+                raise _Measured
+
+    try:
+        res = training.train(new_model(args.model, 10), losses.get_loss("cross_entropy"), splits, s, device=device,
+                             progress="none", on_epoch_end=hook)
+        raise RuntimeError(f"worker finished {len(res.history)} epochs without reaching --seconds")
+    except _Measured:
+        pass
+    with open(os.path.join(args.barrier, f"result-{os.getpid()}.json"), "w") as fh:
+        json.dump({"images": state["images"], "seconds": state["seconds"]}, fh)
+    return 0
+
+
+def _core_sets(k: int) -> list[list[int]]:
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
+    per = max(1, len(cores) // k)
+    return [cores[(i * per) % len(cores):(i * per) % len(cores) + per] for i in range(k)]
+
+
+def _mps(on: bool) -> bool:
+    """Start (``on``) or stop the CUDA MPS control daemon; False when the machine has none."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("nvidia-cuda-mps-control")
+    if exe is None:
+        return False
+    if on:
+        return subprocess.run([exe, "-d"], capture_output=True).returncode == 0
+    subprocess.run([exe], input=b"quit\n", capture_output=True)
+    time.sleep(1.0)
+    return True
+
+
+def concurrent_mode(args) -> dict:
+    """Aggregate throughput of k simultaneous trainings per network (see the module docstring)."""
+    import subprocess
+    import tempfile
+
+    ks = [int(k) for k in args.concurrent.split(",") if k.strip()]
+    if not ks or min(ks) < 1:
+        raise SystemExit(f"--concurrent must be comma-separated counts >= 1; got {args.concurrent!r}")
+    nets = [m.strip() for m in args.models.split(",") if m.strip()]
+    bad = [m for m in nets if m not in models.MODELS or m == "text_cnn"]
+    if bad or not nets:
+        raise SystemExit(f"--models must be image networks of {', '.join(m for m in models.MODELS if m != 'text_cnn')}; "
+                         f"got {args.models!r}")
+    variants = {"off": [False], "on": [True], "both": [False, True]}[args.mps]
+    rows = []
+    for mps in variants:
+        if mps and not _mps(True):
+            print("  MPS: nvidia-cuda-mps-control is missing or failed to start; skipped", flush=True)
+            break
+        try:
+            for net in nets:
+                for k in ks:
+                    with tempfile.TemporaryDirectory() as barrier:
+                        t0 = time.perf_counter()
+                        procs = []
+                        for cores in _core_sets(k):
+                            env = dict(os.environ, OMP_NUM_THREADS=str(len(cores)))
+                            cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--model", net,
+                                   "--k", str(k), "--barrier", barrier, "--seconds", str(args.seconds),
+                                   "--batch-size", str(args.batch_size), "--device", args.device,
+                                   "--engine", args.engine, "--warmup-epochs", str(args.warmup_epochs),
+                                   "--worker-steps", str(args.worker_steps)]
+                            procs.append(subprocess.Popen(["taskset", "-c", ",".join(map(str, cores)), *cmd]
+                                                          if _has_taskset() else cmd, env=env))
+                        codes = [p.wait() for p in procs]
+                        results = [json.load(open(os.path.join(barrier, f))) for f in sorted(os.listdir(barrier))
+                                   if f.startswith("result-")]
+                    if any(codes) or len(results) != k:
+                        print(f"  {net} k={k}{' MPS' if mps else ''}: a worker failed (exit codes {codes})", flush=True)
+                        continue
+                    ips = sum(r["images"] / r["seconds"] for r in results)
+                    per_run = min(r["images"] / r["seconds"] for r in results)
+                    rows.append({"model": net, "k": k, "mps": mps, "images_per_s": ips,
+                                 "s_per_epoch_per_run": CIFAR_TRAIN / per_run, "wall_s": time.perf_counter() - t0})
+                    print(f"  {net} k={k}{' MPS' if mps else ''}: {ips:.0f} img/s in all, "
+                          f"{CIFAR_TRAIN / per_run:.2f} s per 45k-image epoch per run "
+                          f"({time.perf_counter() - t0:.0f} s)", flush=True)
+        finally:
+            if mps:
+                _mps(False)
+    base = {(r["model"], r["mps"]): r["images_per_s"] for r in rows if r["k"] == 1}
+    print(f"\n{'network':<12}{'k':>3}{'MPS':>5}{'img/s (all)':>13}{'x k=1':>7}{'s/epoch/run':>13}")
+    for r in rows:
+        b = base.get((r["model"], False))
+        r["x_k1"] = r["images_per_s"] / b if b else None
+        print(f"{r['model']:<12}{r['k']:>3}{'yes' if r['mps'] else 'no':>5}{r['images_per_s']:>13.0f}"
+              f"{'-' if b is None else format(r['x_k1'], '.2f'):>7}{r['s_per_epoch_per_run']:>13.2f}")
+    return {"concurrent": rows}
+
+
+def _has_taskset() -> bool:
+    import shutil
+
+    return shutil.which("taskset") is not None
+
+
 def describe_device(device) -> str:
     if device.type == "cuda":
         p = torch.cuda.get_device_properties(device)
@@ -214,7 +364,38 @@ def main(argv=None) -> int:
     ap.add_argument("--profile-steps", type=int, default=None, help="steps profiled per mode (default 20; 2 smoke)")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--json", help="also write the results to this JSON file")
+    ap.add_argument("--concurrent", metavar="K1,K2,...", help="measure k trainings at once instead (issue #20)")
+    ap.add_argument("--models", default="resnet18,resnet50", help="networks of --concurrent (default resnet18,resnet50)")
+    ap.add_argument("--seconds", type=float, default=6.0, help="--concurrent: measured seconds per worker (default 6)")
+    ap.add_argument("--warmup-epochs", type=int, default=2, help="--concurrent: untimed epochs first (default 2)")
+    ap.add_argument("--worker-steps", type=int, default=20, help="--concurrent: steps per short epoch (default 20)")
+    ap.add_argument("--engine", default="auto", choices=["auto", "eager", "static", "graph"],
+                    help="--concurrent: the engine's steps (default auto)")
+    ap.add_argument("--mps", default="off", choices=["off", "on", "both"],
+                    help="--concurrent: without (default), with, or without and with the CUDA MPS daemon")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--k", type=int, default=1, help=argparse.SUPPRESS)
+    ap.add_argument("--barrier", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.worker:
+        return concurrent_worker(args)
+    if args.concurrent:
+        if args.smoke:
+            torch.set_num_threads(1)
+            args.device, args.batch_size, args.seconds = "cpu", min(args.batch_size, 16), min(args.seconds, 1.0)
+            args.worker_steps = min(args.worker_steps, 2)
+        device = training.select_device(args.device)
+        print(f"train_speed --concurrent: device {describe_device(device)}; torch {torch.__version__}; "
+              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; batch {args.batch_size}, "
+              f"{args.seconds:g} s measured per worker", flush=True)
+        out = concurrent_mode(args)
+        if args.json:
+            out["meta"] = {"device": describe_device(device), "torch": torch.__version__,
+                           "date": time.strftime("%Y-%m-%d", time.gmtime()), "batch_size": args.batch_size}
+            with open(args.json, "w") as fh:
+                json.dump(out, fh, indent=1)
+            print(f"wrote {args.json}")
+        return 0
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad = [m for m in modes if m not in MODES]
     if bad or not modes:

@@ -146,7 +146,7 @@ def test_text_cnn_pretrained_vectors_are_frozen_by_default_and_get_no_gradient()
         get_model("text_cnn", 3, vocab_size=30, embed_dim=8, embedding=vectors)
 
 
-@pytest.mark.parametrize("name", ["resnet50", "resnet110", "wide_resnet26_10", "densenet121",
+@pytest.mark.parametrize("name", ["resnet50", "resnet110", "resnet18", "wide_resnet26_10", "densenet121",
                                   "resnet8", "resnet20", "tiny_cnn"])
 def test_forward_shape_and_features_contract(name):
     torch.manual_seed(0)
@@ -190,7 +190,7 @@ def test_densenet_layer_concatenates_new_features_first():
 
 def test_get_model_errors():
     with pytest.raises(ValueError, match="resnet50"):
-        get_model("resnet18", 10)
+        get_model("resnet34", 10)
     with pytest.raises(ValueError, match="vocab_size"):
         get_model("text_cnn", 20)
     with pytest.raises(ValueError, match="num_classes"):
@@ -198,4 +198,23 @@ def test_get_model_errors():
     with pytest.raises(ValueError, match="bad keyword"):
         get_model("resnet50", 10, width=3)
     assert set(rp.models.MODELS) == {"resnet50", "resnet110", "wide_resnet26_10", "densenet121",
-                                     "resnet8", "resnet20", "tiny_cnn", "text_cnn"}
+                                     "resnet18", "resnet8", "resnet20", "tiny_cnn", "text_cnn"}
+
+
+def test_resnet18_is_torchvisions_resnet18_with_a_cifar_stem():
+    """Oracle: torchvision's resnet18 with a 3x3 stride-1 stem and no max-pool has the same
+    parameters in the same order; copied over, both compute the same function."""
+    import torchvision
+    torch.manual_seed(0)
+    ours = get_model("resnet18", 10).eval()
+    ref = torchvision.models.resnet18(num_classes=10)
+    ref.conv1 = torch.nn.Conv2d(3, 64, 3, stride=1, padding=1, bias=False)
+    ref.maxpool = torch.nn.Identity()
+    ref.eval()
+    assert count_parameters(ours) == count_parameters(ref) == 11_173_962
+    ref_state = ref.state_dict()
+    assert [v.shape for v in ours.state_dict().values()] == [v.shape for v in ref_state.values()]
+    ours.load_state_dict(dict(zip(ours.state_dict(), ref_state.values())))
+    x = torch.randn(3, 3, 32, 32)
+    with torch.no_grad():
+        assert torch.allclose(ours(x), ref(x), atol=1e-5)

@@ -5,6 +5,7 @@
 =====================  ==============================================================
 ``resnet50``           CIFAR bottleneck ResNet [3, 4, 6, 3] (He et al. 2016)
 ``resnet110``          the papers' "ResNet-110": bottleneck [3, 4, 26, 3]
+``resnet18``           CIFAR basic-block ResNet [2, 2, 2, 2] - the ``gpu`` profile
 ``wide_resnet26_10``   post-activation WRN-26-10, no dropout (Zagoruyko & Komodakis 2016)
 ``densenet121``        CIFAR DenseNet-121, growth 32 (Huang et al. 2017)
 ``resnet8``            He et al.'s CIFAR ResNet-8 (option A) - CPU profiles
@@ -23,7 +24,7 @@ from collections.abc import Callable
 import torch.nn as nn
 
 from .densenet import DenseNet, densenet121
-from .resnet import BottleneckResNet, CifarResNet, resnet8, resnet20, resnet50, resnet110
+from .resnet import BasicResNet, BottleneckResNet, CifarResNet, resnet8, resnet18, resnet20, resnet50, resnet110
 from .small import TinyCNN
 from .text_cnn import TextCNN
 from .wide_resnet import WideResNet, wide_resnet26_10
@@ -31,6 +32,7 @@ from .wide_resnet import WideResNet, wide_resnet26_10
 MODELS: dict[str, Callable[..., nn.Module]] = {
     "resnet50": resnet50,
     "resnet110": resnet110,
+    "resnet18": resnet18,
     "wide_resnet26_10": wide_resnet26_10,
     "densenet121": densenet121,
     "resnet8": resnet8,
@@ -39,7 +41,7 @@ MODELS: dict[str, Callable[..., nn.Module]] = {
     "text_cnn": TextCNN,
 }
 
-__all__ = ["MODELS", "get_model", "count_parameters", "BottleneckResNet", "CifarResNet",
+__all__ = ["MODELS", "get_model", "count_parameters", "BasicResNet", "BottleneckResNet", "CifarResNet",
            "WideResNet", "DenseNet", "TinyCNN", "TextCNN"]
 
 

@@ -7,6 +7,12 @@
   changes, 4x4 global average pooling, a linear classifier. ResNet-50 = blocks
   [3, 4, 6, 3]; the papers' "ResNet-110" = blocks [3, 4, 26, 3] (PROTOCOL.md), not
   He et al.'s 3-stage CIFAR ResNet-110. PyTorch default initialisation, as the reference.
+* :class:`BasicResNet` - the same 4-stage CIFAR layout with basic blocks (two 3x3
+  convolutions, 1x1-conv projection shortcuts): ResNet-18 = blocks [2, 2, 2, 2], 11.17M
+  parameters, the kuangliu/pytorch-cifar ResNet-18 that Mukhoti et al.'s ``Net/resnet.py``
+  also defines. It is torchvision's ``resnet18`` with a 3x3 stride-1 stem and no max-pool
+  (tests/test_models.py checks it output for output). The ``gpu`` profile's network:
+  about a third of ResNet-50's arithmetic (0.56 vs 1.3 GFLOPs per image).
 * :class:`CifarResNet` - He et al.'s own 3-stage CIFAR ResNet-(6n+2) (Sec. 4.2): 16/32/64
   channels, basic blocks, parameter-free "option A" shortcuts (stride-2 subsampling and
   zero channel padding). ResNet-8 (n = 1) and ResNet-20 (n = 3) are the small networks
@@ -74,6 +80,54 @@ class BottleneckResNet(nn.Module):
         return self.fc(self.features(x))
 
 
+class BasicBlock(nn.Module):
+    """Two 3x3 conv-BN layers, post-activation; 1x1-conv projection shortcut where the shape changes."""
+
+    expansion = 1
+
+    def __init__(self, in_planes: int, planes: int, stride: int = 1):
+        super().__init__()
+        self.conv1 = nn.Conv2d(in_planes, planes, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, stride=1, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.shortcut = nn.Sequential()
+        if stride != 1 or in_planes != planes:
+            self.shortcut = nn.Sequential(nn.Conv2d(in_planes, planes, 1, stride=stride, bias=False),
+                                          nn.BatchNorm2d(planes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        o = F.relu(self.bn1(self.conv1(x)))
+        o = self.bn2(self.conv2(o))
+        return F.relu(o + self.shortcut(x))
+
+
+class BasicResNet(nn.Module):
+    """4-stage CIFAR ResNet with basic blocks ``blocks`` per stage (widths 64/128/256/512)."""
+
+    def __init__(self, blocks: tuple[int, int, int, int], num_classes: int = 10):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 64, 3, stride=1, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(64)
+        in_planes, stages = 64, []
+        for planes, n, stride in zip((64, 128, 256, 512), blocks, (1, 2, 2, 2)):
+            layers = []
+            for s in [stride] + [1] * (n - 1):
+                layers.append(BasicBlock(in_planes, planes, s))
+                in_planes = planes
+            stages.append(nn.Sequential(*layers))
+        self.layer1, self.layer2, self.layer3, self.layer4 = stages
+        self.fc = nn.Linear(512, num_classes)
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        o = F.relu(self.bn1(self.conv1(x)))
+        o = self.layer4(self.layer3(self.layer2(self.layer1(o))))
+        return F.adaptive_avg_pool2d(o, 1).flatten(1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(self.features(x))
+
+
 class BasicBlockA(nn.Module):
     """Two 3x3 conv-BN layers; identity shortcut, or option A (subsample + zero-pad channels)."""
 
@@ -133,6 +187,11 @@ class CifarResNet(nn.Module):
 def resnet50(num_classes: int = 10) -> BottleneckResNet:
     """CIFAR ResNet-50: bottleneck blocks [3, 4, 6, 3] (23,520,842 parameters for 10 classes)."""
     return BottleneckResNet((3, 4, 6, 3), num_classes)
+
+
+def resnet18(num_classes: int = 10) -> BasicResNet:
+    """CIFAR ResNet-18: basic blocks [2, 2, 2, 2] (11,173,962 parameters for 10 classes)."""
+    return BasicResNet((2, 2, 2, 2), num_classes)
 
 
 def resnet110(num_classes: int = 10) -> BottleneckResNet:
