@@ -297,7 +297,7 @@ def test_cli_reports_bad_configuration(capsys):
 
 
 def test_parse_assignment():
-    from replicate.cli_runs import parse_assignment
+    from replicate.cli.runs import parse_assignment
 
     assert parse_assignment("gamma=3") == ("gamma", 3)
     assert parse_assignment("milestones=(0.5, 0.75)") == ("milestones", (0.5, 0.75))

@@ -19,8 +19,8 @@ SHOWN = ["paper", "kind", "claim", "where", "evidence", "how", "result", "verdic
 def _cmd_claims(args) -> int:
     from tqdm import tqdm
 
-    from . import claims
-    from .papers import PAPERS
+    from .. import claims
+    from ..papers import PAPERS
 
     if args.format not in FORMATS:
         raise ValueError(f"--format must be one of {', '.join(FORMATS)}; got {args.format!r}")

@@ -18,7 +18,7 @@ EXECUTORS = ("local", "slurm")
 
 
 def _log_dir(args, name: str, params: dict) -> Path:
-    from . import config
+    from .. import config
 
     if args.log_dir:
         return Path(args.log_dir).expanduser().resolve()
@@ -29,7 +29,7 @@ def _log_dir(args, name: str, params: dict) -> Path:
 def _cmd_sweep(args) -> int:
     import pandas as pd
 
-    from . import runner, sweep
+    from .. import runner, sweep
 
     if args.executor not in EXECUTORS:
         raise ValueError(f"--executor must be one of {', '.join(EXECUTORS)}; got {args.executor!r}")

@@ -7,9 +7,9 @@
 ``replicate train ...`` / ``replicate runs ls`` / ``replicate runs show ID``
     train one configuration through the run store, list and inspect runs;
 ``replicate claims [--paper P] [--kind K] [--format table|json|csv] [--profile P]``
-    print every claim the book checks, with its verdict (:mod:`replicate.cli_claims`);
+    print every claim the book checks, with its verdict (:mod:`replicate.cli.claims`);
 ``replicate sweep CHAPTER [-p NAME VALUE]... [--executor local|slurm] [--workers N] [--dry-run]``
-    train a chapter's missing runs in parallel, then execute it (:mod:`replicate.cli_sweep`);
+    train a chapter's missing runs in parallel, then execute it (:mod:`replicate.cli.sweep`);
 ``replicate data check [DATASET]...`` / ``replicate data generate DIR``
     say which copy of each data set the data directory holds; write generated test data.
 
@@ -29,8 +29,8 @@ import os
 import sys
 from pathlib import Path
 
-from . import config, runner
-from .cli_errors import is_user_error
+from .. import config, runner
+from .errors import is_user_error
 
 
 def _cmd_run(args) -> int:
@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--workdir", help="build in this directory instead of the checkout (used by the smoke test)")
     b.set_defaults(func=_cmd_book)
 
-    from . import cli_claims, cli_data, cli_runs, cli_sweep
+    from . import claims as cli_claims, data as cli_data, runs as cli_runs, sweep as cli_sweep
 
     cli_runs.add_subcommands(sub, parents=[common])
     cli_claims.add_subcommands(sub, parents=[common])

@@ -52,7 +52,7 @@ PAUSED = 3  # exit status of a train-plan (or train) that stopped at its time bu
 def _cmd_train(args) -> int:
     import time
 
-    from . import runs
+    from .. import runs
 
     options = _assignments(args.option)
     if args.epochs is not None:
@@ -60,7 +60,7 @@ def _cmd_train(args) -> int:
     config = runs.RunConfig(dataset=args.dataset, loss=args.loss, loss_params=_assignments(args.param),
                             model=None if args.model == "default" else args.model, profile=args.profile,
                             seed=args.seed, options=options)
-    from .training import TrainingDiverged, TrainingPaused
+    from ..training import TrainingDiverged, TrainingPaused
 
     deadline = None if args.time_budget is None else time.monotonic() + _budget(args.time_budget)
     try:
@@ -82,7 +82,7 @@ def _cmd_train(args) -> int:
 
 
 def _cmd_ls(args) -> int:
-    from . import runs
+    from .. import runs
 
     frame = runs.list_runs(args.store)
     if frame.empty:
@@ -114,7 +114,7 @@ def _describe(run) -> str:
 
 
 def _cmd_show(args) -> int:
-    from . import runs
+    from .. import runs
 
     run = runs.load(args.key)
     if args.json:
@@ -132,7 +132,7 @@ def _budget(value) -> float:
 
 def _chapter_plan(args):
     """The validated plan of ``args.chapter`` with its ``-p`` parameters and ``--profile``."""
-    from . import experiments, runner
+    from .. import experiments, runner
 
     params = {k: runner.parse_value(v) for k, v in (args.param or [])}
     if args.profile is not None:
@@ -152,7 +152,7 @@ def _cmd_plan(args) -> int:
 
 
 def _cmd_train_plan(args) -> int:
-    from . import runs
+    from .. import runs
 
     plan = _chapter_plan(args)
     seconds = None if args.time_budget is None else _budget(args.time_budget)
@@ -162,7 +162,7 @@ def _cmd_train_plan(args) -> int:
 
 
 def _cmd_pack(args) -> int:
-    from . import runs
+    from .. import runs
 
     keys = list(args.keys or [])
     if args.chapter:
@@ -189,7 +189,7 @@ def _cmd_pack(args) -> int:
 
 
 def _cmd_unpack(args) -> int:
-    from . import runs
+    from .. import runs
 
     out = runs.unpack(args.archives, store="results", replace=args.replace)
     print(f"unpacked into results/: {len(out['written'])} runs written, {len(out['unchanged'])} already there "
@@ -199,10 +199,10 @@ def _cmd_unpack(args) -> int:
 
 def add_subcommands(subparsers, parents=()) -> None:
     """Register ``train`` and ``runs`` on the top-level ``replicate`` parser's subparsers."""
-    from .profiles import PROFILES
-    from .runs.store import STORES
-    from .training.progress import MODES
-    from .training.steps import ENGINES
+    from ..profiles import PROFILES
+    from ..runs.store import STORES
+    from ..training.progress import MODES
+    from ..training.steps import ENGINES
 
     parents = list(parents)
     t = subparsers.add_parser("train", parents=parents, help="train one configuration (or load it if finished)")

@@ -30,9 +30,9 @@ def describe(splits) -> str:
 
 
 def _cmd_check(args) -> int:
-    from . import data
-    from .cli_errors import is_user_error
-    from .cli_runs import parse_assignment
+    from .. import data
+    from .errors import is_user_error
+    from .runs import parse_assignment
 
     options = dict(parse_assignment(t) for t in (args.option or []))
     names = args.datasets or list(data.DATASETS)
@@ -54,7 +54,7 @@ def _cmd_check(args) -> int:
 
 
 def _cmd_generate(args) -> int:
-    from .data import generated
+    from ..data import generated
 
     folder = generated.write_data_dir(args.folder, datasets=args.datasets or generated.CHAPTER_DATASETS)
     print(f"wrote generated test data ({', '.join(args.datasets or generated.CHAPTER_DATASETS)}) to {folder}; "
@@ -64,7 +64,7 @@ def _cmd_generate(args) -> int:
 
 def add_subcommands(subparsers, parents=()) -> None:
     """Register ``data check`` and ``data generate`` on the top-level parser's subparsers."""
-    from .data.generated import GENERATABLE
+    from ..data.generated import GENERATABLE
 
     parents = list(parents)
     d = subparsers.add_parser("data", help="check the data directory, or write generated test data")
