@@ -12,13 +12,15 @@ REMOTE ?= origin
 PAGES_BRANCH ?= gh-pages
 PLACEHOLDER := YOUR-GITHUB-USER/YOUR-REPOSITORY
 
-.PHONY: book test check-html publish setup clean-book clean help
+.PHONY: book test check-html publish setup clean-book clean help gpu-job gpu-job-check
 
 help:
 	@echo "make book        set up .venv, execute every chapter (default profile cpu), build the HTML book"
 	@echo "make test        set up .venv, run unit tests, chapter smoke runs, a book build and its HTML check"
 	@echo "make check-html  load every page of the built book in headless Chromium, offline (needs chromium)"
 	@echo "make publish     build the book and push _build/html to the $(PAGES_BRANCH) branch of $(REMOTE)"
+	@echo "make gpu-job-check  put the data the GPU queue needs into .gpu-carry/, say what would travel"
+	@echo "make gpu-job     (on a lent GPU machine) train the GPU queue's next runs, pack them into \$$OUT"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,3 +57,15 @@ clean-book:
 
 clean: clean-book
 	rm -rf $(VENV) .pytest_cache
+
+# The GPU job (issue #20; CONTRIBUTING.md "GPU loans"). On the GPU machine there is no
+# virtual environment and no network: the machine's python3 runs the package from the
+# checkout, with the data carried in .gpu-carry/data. GPU_JOB_ARGS passes options
+# (e.g. GPU_JOB_ARGS="--budget 170" for a short second command).
+GPU_JOB_ARGS ?=
+gpu-job:
+	REPLICATE_DATA=$${REPLICATE_DATA:-$(CURDIR)/.gpu-carry/data} PYTHONUNBUFFERED=1 \
+	  $(PYTHON) -m replicate gpu-job --out $${OUT:-gpu-out} $(GPU_JOB_ARGS)
+
+gpu-job-check: $(STAMP)
+	$(PY) -m replicate gpu-job --check-travel $(GPU_JOB_ARGS)

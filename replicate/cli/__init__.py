@@ -10,6 +10,8 @@
     print every claim the book checks, with its verdict (:mod:`replicate.cli.claims`);
 ``replicate sweep CHAPTER [-p NAME VALUE]... [--executor local|slurm] [--workers N] [--dry-run]``
     train a chapter's missing runs in parallel, then execute it (:mod:`replicate.cli.sweep`);
+``replicate gpu-job [--budget S] [--steps abcdef] [--list] [--check-travel]``
+    spend a GPU loan on the global queue's next runs and pack them (:mod:`replicate.cli.gpu_job`);
 ``replicate data check [DATASET]...`` / ``replicate data generate DIR``
     say which copy of each data set the data directory holds; write generated test data.
 
@@ -71,12 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--workdir", help="build in this directory instead of the checkout (used by the smoke test)")
     b.set_defaults(func=_cmd_book)
 
-    from . import claims as cli_claims, data as cli_data, runs as cli_runs, sweep as cli_sweep
+    from . import claims as cli_claims, data as cli_data, gpu_job as cli_gpu_job, runs as cli_runs, sweep as cli_sweep
 
     cli_runs.add_subcommands(sub, parents=[common])
     cli_claims.add_subcommands(sub, parents=[common])
     cli_sweep.add_subcommands(sub, parents=[common])
     cli_data.add_subcommands(sub, parents=[common])
+    cli_gpu_job.add_subcommands(sub, parents=[common])
     return parser
 
 

@@ -1,7 +1,7 @@
 """The ``sweep`` subcommand: train a chapter's missing runs in parallel, then execute it.
 
 ``replicate sweep CHAPTER [-p NAME VALUE]... [--profile P] [--executor local|slurm]
-[--workers N] [--dry-run] [--no-execute] [--log-dir DIR] [--partition P] [--time-min M]
+[--workers N] [--per-gpu K] [--dry-run] [--no-execute] [--log-dir DIR] [--partition P] [--time-min M]
 [--gpus-per-job G] [--cpus-per-job C] [--mem-gb M] [--array-parallelism A]``
 
 The runs are the chapter's own plan (:mod:`replicate.sweep`); runs already in the store
@@ -35,12 +35,14 @@ def _cmd_sweep(args) -> int:
         raise ValueError(f"--executor must be one of {', '.join(EXECUTORS)}; got {args.executor!r}")
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be a positive integer; got {args.workers}")
+    if args.per_gpu < 1:
+        raise ValueError(f"--per-gpu must be a positive integer; got {args.per_gpu}")
     name, params, plan = sweep.sweep_plan(args.chapter, dict(args.param or []), args.profile)
     device = plan.device
     if args.executor == "local":
         import torch
 
-        workers = args.workers or (torch.cuda.device_count() if device.startswith("cuda") else 1)
+        workers = args.workers or (torch.cuda.device_count() * args.per_gpu if device.startswith("cuda") else 1)
     else:
         workers = args.array_parallelism
     table = sweep.runs_table(plan)
@@ -61,7 +63,7 @@ def _cmd_sweep(args) -> int:
     log_dir.mkdir(parents=True, exist_ok=True)
     print(sweep.totals(table, workers) + f"; logs in {log_dir}")
     if args.executor == "local":
-        summary = sweep.run_local(todo, log_dir, workers, device, quiet=args.quiet)
+        summary = sweep.run_local(todo, log_dir, workers, device, quiet=args.quiet, per_gpu=args.per_gpu)
     else:
         summary = sweep.run_submitit(todo, log_dir, "slurm", quiet=args.quiet, name=f"replicate-{name}", **slurm)
     for key in table.key[table.finished]:
@@ -94,7 +96,9 @@ def add_subcommands(sub, parents) -> None:
                    help="a parameter of the chapter's parameters cell (repeatable)")
     s.add_argument("--profile", help="profile: smoke, cpu, gpu or paper (default: the chapter's)")
     s.add_argument("--executor", default="local", help="local (default) or slurm")
-    s.add_argument("--workers", type=int, help="local: worker processes (default: one per GPU, else 1)")
+    s.add_argument("--workers", type=int, help="local: worker processes (default: --per-gpu per GPU, else 1)")
+    s.add_argument("--per-gpu", type=int, default=1,
+                   help="local: trainings at once on each GPU (default 1; the GPU job uses 4, issue #20)")
     s.add_argument("--dry-run", action="store_true", help="print the runs and the totals; train nothing")
     s.add_argument("--no-execute", action="store_true", help="train only; do not execute the chapter afterwards")
     s.add_argument("--log-dir", help="per-run logs (default: <cache>/sweeps/CHAPTER-PROFILE-HASH)")

@@ -1,9 +1,16 @@
 """Running a sweep's missing runs in parallel, locally or through submitit, with a summary.
 
-- local: a process pool, one worker per visible GPU (each pinned to its GPU) or ``workers``
-  CPU processes (sharing the cores). Ctrl-C stops the workers; finished runs are kept
-  (written atomically) and every unfinished run resumes from its last epoch checkpoint
-  when the same sweep is run again.
+- local: a process pool of ``workers`` processes, ``per_gpu`` of them on each visible GPU
+  (several trainings at once remove a single process's kernel-launch bound; issue #20
+  measured the throughput) or all on the CPU; each worker is pinned to its own set of CPU
+  cores. Runs start in the given order as workers free up. With a ``deadline`` each run
+  stops cleanly before an epoch that would end after it (its checkpoint kept: the same
+  call on the same disk resumes it), and a run is not started when its estimated
+  duration (``estimate``, scaled by what the finished runs of this call really took) no
+  longer fits. Ctrl-C stops the workers; finished runs are kept (written atomically) and
+  every unfinished run resumes from its last epoch checkpoint when the same sweep is run
+  again. The GPU job (:mod:`replicate.sweep.job`) and ``replicate sweep --executor local``
+  both use this runner.
 - submitit (``cluster="slurm"``; ``"local"``/``"debug"`` for tests): one job array, one
   run per job, each job a requeueable :class:`replicate.sweep.worker.TrainJob`.
 
@@ -25,7 +32,9 @@ import pandas as pd
 
 from .worker import TrainJob, init_worker, train_one
 
-STATUSES = ("trained", "skipped", "failed", "stopped")
+#: trained, skipped (finished already), failed, paused (stopped at the deadline, checkpoint
+#: kept), deferred (not started: would not finish before the deadline), stopped (Ctrl-C).
+STATUSES = ("trained", "skipped", "failed", "paused", "deferred", "stopped")
 #: Slurm settings a sweep passes to submitit, with their defaults (printed by ``--dry-run``).
 SLURM_DEFAULTS = {"partition": None, "time_min": 240, "gpus_per_job": 1, "cpus_per_job": 8,
                   "array_parallelism": 16, "mem_gb": 32}
@@ -54,7 +63,7 @@ class Summary:
     @property
     def ok(self) -> bool:
         c = self.counts()
-        return c["failed"] == 0 and c["stopped"] == 0
+        return c["failed"] == 0 and c["stopped"] == 0 and c["paused"] == 0 and c["deferred"] == 0
 
 
 def _bar(total: int, disable: bool):
@@ -63,41 +72,106 @@ def _bar(total: int, disable: bool):
     return tqdm(total=total, unit="run", desc="sweep", file=sys.stderr, disable=disable, smoothing=0)
 
 
+def core_sets(workers: int, cores=None) -> list[list[int]]:
+    """``workers`` disjoint sets of this process's CPU cores (as even as possible; shared
+    round-robin when there are fewer cores than workers)."""
+    if cores is None:
+        cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
+    cores = list(cores)
+    if workers >= len(cores):
+        return [[cores[i % len(cores)]] for i in range(workers)]
+    per, extra = divmod(len(cores), workers)
+    out, start = [], 0
+    for i in range(workers):
+        n = per + (1 if i < extra else 0)
+        out.append(cores[start:start + n])
+        start += n
+    return out
+
+
 def run_local(configs: dict, log_dir: Path, workers: int, device: str, store: str = "auto",
-              quiet: bool = False) -> Summary:
-    """Train ``configs`` (``{key: RunConfig}``) in ``workers`` processes on ``device``."""
+              quiet: bool = False, *, per_gpu: int = 1, deadline: float | None = None, estimate=None,
+              engines=None, on_row=None, logits_dtype: str | None = None) -> Summary:
+    """Train ``configs`` (``{key: RunConfig}``, in priority order) in ``workers`` processes on ``device``.
+
+    ``per_gpu``: workers sharing each GPU (CUDA only; ``workers`` GPUs x ``per_gpu`` at
+    most is sensible). ``deadline`` (a ``time.monotonic()`` value): runs pause before an
+    epoch that would end after it, and a run is not started (status ``deferred``) when
+    ``estimate(key)`` seconds - scaled by the median ratio of real to estimated seconds
+    of the runs finished so far - no longer fit. ``engines``: one engine name, or
+    ``{key: engine}`` (default ``auto``). ``on_row(row)`` is called for every finished row.
+    ``logits_dtype``: the stored logits' dtype (default: the store's; the GPU job keeps
+    float16 in the machine's cache, as ``results/`` would).
+    """
     import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import statistics
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     summary = Summary()
     if not configs:
         return summary
+    if not isinstance(per_gpu, int) or isinstance(per_gpu, bool) or per_gpu < 1:
+        raise ValueError(f"per_gpu must be a positive integer; got {per_gpu!r}")
     ctx = mp.get_context("spawn")
     gpus = None
     if device.startswith("cuda"):
         import torch
 
         gpus = ctx.Queue()
-        for i in range(torch.cuda.device_count()):
-            gpus.put(i)
-    threads = max(1, (os.cpu_count() or 1) // workers)
+        n_gpus = max(1, torch.cuda.device_count())
+        for i in range(workers):
+            gpus.put(i // per_gpu % n_gpus)
+    sets = ctx.Queue()
+    for cores in core_sets(workers):
+        sets.put(cores)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=init_worker,
-                               initargs=(gpus, threads))
+                               initargs=(gpus, 0, sets))
     logs = {k: str(log_dir / f"{k}.log") for k in configs}
-    futures = {pool.submit(train_one, cfg.to_dict(), logs[k], "cuda" if gpus is not None else device, store): k
-               for k, cfg in configs.items()}
-    bar = _bar(len(futures), quiet)
+    run_device = "cuda" if gpus is not None else device
+    pending = list(configs)
+    running: dict = {}
+    ratios: list = []
+    bar = _bar(len(configs), quiet)
+
+    def add(row):
+        summary.add(row)
+        bar.update()
+        bar.set_postfix_str(summary.line())
+        if on_row is not None:
+            on_row(row)
+
+    def start_next() -> None:
+        while pending and len(running) < workers:
+            key = pending[0]
+            if deadline is not None and estimate is not None:
+                guess = estimate(key) * (statistics.median(ratios) if ratios else 1.0)
+                if time.monotonic() + guess > deadline:
+                    for k in pending:       # in priority order: none of the rest starts either
+                        add({"key": k, "status": "deferred", "seconds": 0.0,
+                             "reason": "not started: would not finish before the deadline", "log": logs[k]})
+                    pending.clear()
+                    return
+            pending.pop(0)
+            engine = engines.get(key, "auto") if isinstance(engines, dict) else (engines or "auto")
+            fut = pool.submit(train_one, configs[key].to_dict(), logs[key], run_device, store, deadline, engine,
+                              logits_dtype)
+            running[fut] = (key, time.monotonic())
+
     try:
-        for fut in as_completed(futures):
-            key = futures[fut]
-            try:
-                row = fut.result()
-            except Exception as err:        # noqa: BLE001 - a worker that died (e.g. out of memory)
-                row = {"key": key, "status": "failed", "seconds": 0.0,
-                       "reason": f"worker died: {type(err).__name__}: {err}".splitlines()[0]}
-            summary.add({**row, "log": logs[key]})
-            bar.update()
-            bar.set_postfix_str(summary.line())
+        start_next()
+        while running:
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            for fut in done:
+                key, t0 = running.pop(fut)
+                try:
+                    row = fut.result()
+                except Exception as err:        # noqa: BLE001 - a worker that died (e.g. out of memory)
+                    row = {"key": key, "status": "failed", "seconds": 0.0,
+                           "reason": f"worker died: {type(err).__name__}: {err}".splitlines()[0]}
+                if row["status"] == "trained" and estimate is not None and estimate(key) > 0:
+                    ratios.append((time.monotonic() - t0) / estimate(key))
+                add({**row, "log": logs[key]})
+            start_next()
     except KeyboardInterrupt:
         for proc in list(getattr(pool, "_processes", {}).values()):   # stop the workers now, not after their run
             if proc.is_alive():

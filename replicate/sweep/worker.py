@@ -20,11 +20,17 @@ except ImportError:                         # pragma: no cover - local sweeps wo
     _Base = object
 
 
-def train_one(config: dict, log_path: str, device: str = "auto", store: str = "auto") -> dict:
+def train_one(config: dict, log_path: str, device: str = "auto", store: str = "auto",
+              deadline: float | None = None, engine: str = "auto", logits_dtype: str | None = None) -> dict:
     """Train (or load) the run of ``config`` (a RunConfig as a dict); stdout and stderr go
-    to ``log_path``. Returns ``{"key", "status" (trained/skipped/failed), "seconds",
-    "reason"}``; a failure's traceback is in the log, its last line in ``reason``."""
+    to ``log_path``. Returns ``{"key", "status" (trained/skipped/failed/paused), "seconds",
+    "reason"}``; a failure's traceback is in the log, its last line in ``reason``.
+    ``deadline`` (``time.monotonic()``, shared by the processes of one machine): the run
+    stops cleanly before an epoch that would end after it (status ``paused``; the
+    checkpoint resumes it). ``engine``: the training steps (:mod:`replicate.training.steps`).
+    ``logits_dtype``: as :func:`replicate.runs.get_or_train` (default: the store's)."""
     from ..runs import RunConfig, find, get_or_train
+    from ..training import TrainingPaused
 
     cfg = RunConfig.from_dict(config)
     t0 = time.perf_counter()
@@ -35,7 +41,12 @@ def train_one(config: dict, log_path: str, device: str = "auto", store: str = "a
             print("finished already: nothing to train")
             return {"key": cfg.key, "status": "skipped", "seconds": 0.0, "reason": "finished already"}
         try:
-            run = get_or_train(cfg, store=store, progress="log", device=device)
+            run = get_or_train(cfg, store=store, progress="log", device=device, deadline=deadline, engine=engine,
+                               logits_dtype=logits_dtype)
+        except TrainingPaused as err:
+            print(f"paused: {err}")
+            return {"key": cfg.key, "status": "paused", "seconds": time.perf_counter() - t0,
+                    "reason": f"paused after epoch {err.epochs_done}/{err.epochs}: resumes from its checkpoint"}
         except Exception as err:            # noqa: BLE001 - reported in the summary, traceback in the log
             traceback.print_exc()
             reason = f"{type(err).__name__}: {err}".splitlines()[0]
@@ -52,12 +63,16 @@ class TrainJob(_Base):
         return train_one(config, log_path, device, store)
 
 
-def init_worker(gpus, threads: int) -> None:
+def init_worker(gpus, threads: int, core_sets=None) -> None:
     """Process-pool initialiser: pin this worker to one GPU of the queue ``gpus`` (or none)
-    and give it ``threads`` CPU threads."""
+    and to one CPU core set of the queue ``core_sets`` (or none), with ``threads`` CPU
+    threads (0: one per core of its set)."""
     import torch
 
     if gpus is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = str(gpus.get())
-    torch.set_num_threads(max(1, threads))
+    cores = core_sets.get() if core_sets is not None else None
+    if cores and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, cores)
+    torch.set_num_threads(max(1, threads or (len(cores) if cores else 1)))
     sys.stdout.flush()

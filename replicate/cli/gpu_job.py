@@ -1,0 +1,131 @@
+"""The ``gpu-job`` subcommand: spend a GPU loan on the queue's next runs (:mod:`replicate.sweep.job`).
+
+``replicate gpu-job [--out DIR] [--budget S] [--workers K] [--mps auto|on|off] [--steps abcdef]``
+    on the GPU machine (``make gpu-job``): train, pause before the budget, pack into ``--out``;
+``replicate gpu-job --list [--steps ...]``
+    the queue, what is finished, and the device time the rest takes (no GPU needed);
+``replicate gpu-job --check-travel``
+    on the development machine (``make gpu-job-check``): put the data archives the next
+    runs need into ``.gpu-carry/`` and say in one line what would travel and whether it fits.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+#: What the device tool sends at most (working tree plus carried paths).
+TRAVEL_LIMIT_MIB = 64
+CARRY = ".gpu-carry"
+#: The files a data set is read from, in the order the loaders look for them.
+DATA_FILES = {"cifar10": ("cifar-10-python.tar.gz", "cifar10-jpeg.tar.gz"),
+              "20newsgroups": ("20news-bydate.tar.gz",)}
+
+
+def _git_files(root: Path) -> list[Path]:
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                         capture_output=True, check=True).stdout
+    return [root / p for p in out.decode().split("\0") if p]
+
+
+def _mib(paths) -> float:
+    return sum(p.stat().st_size for p in paths if p.is_file()) / 2**20
+
+
+def check_travel(steps: str, profile: str) -> int:
+    from .. import config
+    from ..sweep import queue
+
+    root = config.repo_root()
+    todo = queue.missing(queue.build(profile, steps))
+    needed = sorted({it.config.dataset for it in todo})
+    unknown = [d for d in needed if d not in DATA_FILES]
+    if unknown:
+        raise ValueError(f"the queue needs data set(s) {unknown} that gpu-job does not know how to carry; "
+                         f"known: {', '.join(DATA_FILES)}")
+    carry = root / CARRY / "data"
+    carry.mkdir(parents=True, exist_ok=True)
+    source = config.data_dir()
+    for name in needed:
+        have = [f for f in DATA_FILES[name] if (carry / f).exists()]
+        if have:
+            continue
+        found = [f for f in DATA_FILES[name] if (source / f).is_file()]
+        if not found:
+            raise ValueError(f"data set {name!r}: none of {', '.join(DATA_FILES[name])} in the data directory "
+                             f"{source}; set REPLICATE_DATA (or --data-dir) to the folder holding it")
+        shutil.copy2(source / found[0], carry / found[0])
+    for f in carry.iterdir():            # carry only what the queue needs now
+        if f.is_file() and not any(f.name in DATA_FILES[d] for d in needed):
+            f.unlink()
+    tree, carried = _mib(_git_files(root)), _mib(p for p in carry.rglob("*"))
+    total = tree + carried
+    fits = total <= TRAVEL_LIMIT_MIB
+    print(f"gpu-job travel: working tree {tree:.1f} MiB + {CARRY}/ {carried:.1f} MiB ({', '.join(needed) or 'no data'}"
+          f") = {total:.1f} MiB of {TRAVEL_LIMIT_MIB} MiB: {'fits' if fits else 'DOES NOT FIT'}; "
+          f"{len(todo)} runs left in steps {steps}")
+    if "20newsgroups" in needed:
+        print("note: 20 Newsgroups needs word vectors: GloVe in the data directory, or gensim (word2vec), "
+              "which the GPU image lacks: carry its wheel (.whl, see the device README)")
+    print(f'device call: run(command="make gpu-job", carry=["{CARRY}"], timeout_s=600)')
+    return 0 if fits else 1
+
+
+def list_queue(steps: str, profile: str, workers: int | None, mps: bool) -> int:
+    import pandas as pd
+
+    from ..runs import find
+    from ..sweep import queue
+
+    items = queue.build(profile, steps)
+    a = queue.assumptions()
+    k = workers or a["workers"]
+    rows = [{"step": it.step, "chapter": it.chapter, "group": it.group, "method": it.method, "seed": it.seed,
+             "key": it.key, "finished": find(it.config) is not None,
+             "estimated_s": round(queue.estimate_seconds(it, k, mps, a))} for it in items]
+    frame = pd.DataFrame(rows)
+    with pd.option_context("display.width", 200, "display.max_rows", None, "display.max_colwidth", 30):
+        print(frame.to_string(index=False))
+    for s in steps:
+        part = [it for it, r in zip(items, rows) if it.step == s and not r["finished"]]
+        size = queue.sizing(part, k, mps)
+        done = sum(1 for it, r in zip(items, rows) if it.step == s and r["finished"])
+        print(f"step {s} ({queue.STEPS[s]}): {done} finished, {size['runs']} to train, about "
+              f"{size['seconds'] / 60:.1f} min of GPU work with {k} at once{' under MPS' if mps else ''} "
+              f"({size['loans_exact']:.1f} loans)")
+    return 0
+
+
+def _cmd_gpu_job(args) -> int:
+    from ..sweep import job, queue
+
+    steps = queue.check_steps(args.steps)
+    if args.list:
+        return list_queue(steps, args.profile, args.workers, args.mps != "off")
+    if args.check_travel:
+        return check_travel(steps, args.profile)
+    out = args.out or os.environ.get("OUT") or "gpu-out"
+    return job.run(Path(out), profile=args.profile, budget=args.budget, workers=args.workers, mps=args.mps,
+                   steps=steps, device=args.device, check_engine=not args.no_engine_check)
+
+
+def add_subcommands(sub, parents) -> None:
+    from ..profiles import PROFILES
+    from ..sweep.job import MPS_MODES
+
+    g = sub.add_parser("gpu-job", parents=parents,
+                       help="train the GPU queue's next runs within a time budget and pack them (a GPU loan)")
+    g.add_argument("--out", help="folder for the archives and the log (default: $OUT, else gpu-out)")
+    g.add_argument("--budget", type=float, default=540.0,
+                   help="seconds for the whole job, packing included (default 540: one 10-minute command)")
+    g.add_argument("--workers", type=int, help="trainings at once (default 4 on a GPU, 2 on the CPU)")
+    g.add_argument("--mps", default="auto", choices=list(MPS_MODES), help="CUDA MPS daemon (default auto)")
+    g.add_argument("--steps", default="abcdef", help="queue steps to train, e.g. abc (default abcdef)")
+    g.add_argument("--profile", default="gpu", choices=list(PROFILES), help="profile (default gpu; smoke rehearses)")
+    g.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
+    g.add_argument("--no-engine-check", action="store_true", help="skip the CUDA-graph check (engine auto)")
+    g.add_argument("--list", action="store_true", help="print the queue and its device time; train nothing")
+    g.add_argument("--check-travel", action="store_true",
+                   help=f"fill {CARRY}/ with the data the queue needs and say what would travel")
+    g.set_defaults(func=_cmd_gpu_job)

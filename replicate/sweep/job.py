@@ -1,0 +1,264 @@
+"""The GPU job (issue #20): one command that spends a GPU loan on the queue's next runs.
+
+A GPU machine is lent rarely, for 15 minutes of device time, one command at most 10
+minutes, at most 8 files of 16 MiB back. ``replicate gpu-job`` (``make gpu-job``) is
+prepared and rehearsed on the CPU so that a loan needs no thinking on the machine:
+
+1. it prints the device, PyTorch and the free GPU memory;
+2. it starts the CUDA MPS daemon when the machine has one (``mps="auto"``: four trainings
+   at once train 1.6 times as many images per second under MPS as without, measured);
+3. it checks the CUDA-graph engine on the losses of the runs it will train, in about a
+   minute (``benchmarks/gpu_check.py`` on a small ResNet-18 problem); losses that pass
+   train with the whole step captured (``graph``), the others with the eager bf16 loop,
+   and it says so; the result is kept for later calls on the same machine;
+4. it trains the missing runs of the global queue (:mod:`replicate.sweep.queue`) in
+   priority order, ``workers`` at once on the one GPU, each process on its own CPU
+   cores (:func:`replicate.sweep.execute.run_local`, the runner of ``replicate sweep``);
+   every run checkpoints each epoch on the machine's disk;
+5. before its time budget it stops starting runs that would not finish and pauses the
+   running ones at an epoch boundary, then packs every run it has finished on this
+   machine into ``out`` (records and float16 logits, :func:`replicate.runs.pack`) beside
+   its log. Its runs live in the machine's run cache (``.cache/``, which the device tool
+   keeps between the calls of one loan, while it resets the checkout's ``results/``); a
+   second call on the same machine resumes the paused runs from their checkpoints and
+   packs again (the archives hold every run finished on the machine).
+
+Back on the development machine, ``replicate runs unpack <archives>`` checks them and
+writes the runs into ``results/``. The same code runs on the CPU at the ``smoke`` profile
+(tests/test_gpu_job.py): queue order, two processes, the budget, resume after a kill,
+pack and unpack.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+#: Exit statuses: every run of the requested steps finished / some left for the next call /
+#: a run failed.
+DONE, MORE, FAILED = 0, 3, 1
+MPS_MODES = ("auto", "on", "off")
+#: Seconds kept free at the end of the budget for packing and the log.
+PACK_RESERVE = 25.0
+#: At most this many archive parts (the device returns 8 files; the log takes one).
+MAX_PARTS = 6
+ENGINE_CHECK_SECONDS = 60.0
+
+
+def state_dir() -> Path:
+    """``<cache>/gpu-job``: what the job keeps on the machine between its calls."""
+    from .. import config
+
+    return config.cache_dir() / "gpu-job"
+
+
+class Log:
+    """Prints each line and keeps it for the job's log file in ``out``."""
+
+    def __init__(self, path: Path | None, echo=print):
+        self.path, self.echo, self.lines = path, echo, []
+
+    def __call__(self, text: str = "") -> None:
+        stamp = time.strftime("%H:%M:%S")
+        for line in str(text).splitlines() or [""]:
+            self.lines.append(f"{stamp} {line}")
+            if self.echo:
+                self.echo(line, flush=True) if self.echo is print else self.echo(line)
+        if self.path is not None:
+            self.path.write_text("\n".join(self.lines) + "\n")
+
+
+def device_report(device: str) -> str:
+    """One line: the device, PyTorch and CUDA versions, the free and total GPU memory."""
+    import torch
+
+    if device.startswith("cuda"):
+        free, total = torch.cuda.mem_get_info()
+        return (f"device {torch.cuda.get_device_name()} | torch {torch.__version__} (CUDA {torch.version.cuda}) | "
+                f"GPU memory free {free / 2**30:.1f} of {total / 2**30:.1f} GiB | {os.cpu_count()} CPU cores")
+    return f"device cpu | torch {torch.__version__} | {os.cpu_count()} CPU cores (no GPU: a rehearsal)"
+
+
+@contextlib.contextmanager
+def mps_daemon(mode: str, device: str, log):
+    """Start the CUDA MPS control daemon for the block when asked (``on``) or available
+    (``auto``, CUDA only); yields whether it runs. ``on`` without the daemon is an error."""
+    if mode not in MPS_MODES:
+        raise ValueError(f"mps must be one of {', '.join(MPS_MODES)}; got {mode!r}")
+    exe = shutil.which("nvidia-cuda-mps-control")
+    want = mode == "on" or (mode == "auto" and device.startswith("cuda") and exe is not None)
+    if not want:
+        log(f"MPS: off ({'asked' if mode == 'off' else 'no CUDA or no nvidia-cuda-mps-control'})")
+        yield False
+        return
+    if exe is None:
+        raise ValueError("mps='on' but nvidia-cuda-mps-control is not on this machine; use mps='auto' or 'off'")
+    started = subprocess.run([exe, "-d"], capture_output=True, text=True).returncode == 0
+    log("MPS: daemon started" if started else "MPS: the daemon did not start; trainings time-share the GPU")
+    try:
+        yield started
+    finally:
+        if started:
+            subprocess.run([exe], input="quit\n", capture_output=True, text=True)
+
+
+def engine_check(losses, device: str, log, seconds: float = ENGINE_CHECK_SECONDS) -> dict:
+    """``{loss: engine}``: ``graph`` for the losses whose captured step matches the eager
+    loop (``benchmarks/gpu_check.py``, small ResNet-18 problem, at most ``seconds``),
+    ``eager`` for the others; results are kept for this machine and PyTorch version."""
+    import torch
+
+    losses = list(dict.fromkeys(losses))
+    if not device.startswith("cuda"):
+        log("engine: the CPU runs the eager loop (no CUDA graph to check)")
+        return {name: "auto" for name in losses}
+    cache = state_dir() / "engine.json"
+    tag = f"{torch.cuda.get_device_name()} | torch {torch.__version__}"
+    known = json.loads(cache.read_text()) if cache.exists() else {}
+    verdicts = dict(known.get(tag, {}))
+    todo = [n for n in losses if n not in verdicts]
+    from .. import config
+
+    script = config.repo_root() / "benchmarks" / "gpu_check.py"
+    if todo and script.exists():
+        cmd = [sys.executable, str(script), "--model", "resnet18", "--epochs", "3", "--steps", "6",
+               "--nondeterministic", "--losses", ",".join(todo)]
+        t0 = time.monotonic()
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds).stdout
+        except subprocess.TimeoutExpired as err:
+            out = err.stdout.decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
+        for name, verdict in re.findall(r"^(\w+): (ok|FAIL)\b", out, flags=re.M):
+            verdicts[name] = verdict
+        log(f"engine check ({time.monotonic() - t0:.0f} s, {len(todo)} losses): "
+            + ", ".join(f"{n} {verdicts.get(n, 'not reached')}" for n in todo))
+        known[tag] = verdicts
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(known, indent=1))
+    elif todo:
+        log(f"engine check: {script} is missing; every loss trains with the eager bf16 loop")
+    engines = {n: "graph" if verdicts.get(n) == "ok" else "eager" for n in losses}
+    eager = [n for n, e in engines.items() if e == "eager"]
+    log("engine: CUDA graph for " + (", ".join(n for n in losses if engines[n] == "graph") or "no loss")
+        + ("; eager bf16 (the check failed or did not reach them) for " + ", ".join(eager) if eager else ""))
+    return engines
+
+
+def _manifest() -> Path:
+    return state_dir() / "finished.json"
+
+
+def _remember(keys) -> list[str]:
+    path = _manifest()
+    old = json.loads(path.read_text()) if path.exists() else []
+    new = list(dict.fromkeys([*old, *keys]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(new, indent=1))
+    return new
+
+
+def prepare_data(items, log) -> None:
+    """Decode each data set the runs need once, in this process, before the workers start
+    (so that several workers do not decode the same archive at once)."""
+    from .. import data
+
+    for name in sorted({it.config.dataset for it in items}):
+        t0 = time.monotonic()
+        data.load(name, download=False)
+        log(f"data: {name} ready ({time.monotonic() - t0:.0f} s)")
+
+
+def run(out, *, profile: str = "gpu", budget: float = 540.0, workers: int | None = None, mps: str = "auto",
+        steps: str = "abcdef", device: str = "auto", check_engine: bool = True, echo=print, items=None) -> int:
+    """The GPU job (module docstring). Returns :data:`DONE`, :data:`MORE` or :data:`FAILED`.
+
+    ``items``: train these :class:`replicate.sweep.queue.Item` instead of the queue's
+    ``steps`` at ``profile`` (tests use longer smoke runs to exercise pause and resume).
+    """
+    t_start = time.monotonic()
+    from .. import profiles, runs, training
+    from . import queue
+    from .execute import run_local
+
+    # every argument checked before anything expensive
+    profiles.get_profile(profile)
+    steps = queue.check_steps(steps)
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget <= PACK_RESERVE + 5:
+        raise ValueError(f"budget must be a number of seconds > {PACK_RESERVE + 5:.0f}; got {budget!r}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers must be a positive integer; got {workers!r}")
+    if mps not in MPS_MODES:
+        raise ValueError(f"mps must be one of {', '.join(MPS_MODES)}; got {mps!r}")
+    dev = str(training.select_device(device))
+    out = Path(out).expanduser().resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    log = Log(out / "gpu-job.log", echo)
+    deadline = t_start + float(budget) - PACK_RESERVE
+    k = workers or (profiles.GPU_SIZING["workers"] if dev.startswith("cuda") else 2)
+    log(f"gpu-job {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} | profile {profile} | steps {steps} | "
+        f"budget {budget:.0f} s | {k} trainings at once")
+    log(device_report(dev))
+    items = queue.build(profile, steps) if items is None else list(items)
+    todo = queue.missing(items)
+    counts = {s: sum(1 for it in todo if it.step == s) for s in steps}
+    log(f"queue: {len(items)} runs in steps {steps}, {len(todo)} missing ("
+        + ", ".join(f"{s}: {n}" for s, n in counts.items()) + ")")
+    status, rows = DONE, []
+    with mps_daemon(mps, dev, log) as mps_on:
+        if todo:
+            prepare_data(todo, log)
+            engines = (engine_check([it.config.loss for it in todo], dev, log) if check_engine
+                       else {it.config.loss: "auto" for it in todo})
+            configs = {it.key: it.config for it in todo}
+            by_key = {it.key: it for it in todo}
+            a = queue.assumptions()
+
+            def on_row(row):
+                it = by_key[row["key"]]
+                rows.append(row)
+                log(f"[{it.step}] {row['status']:<8} {it.chapter} {it.method} seed {it.seed} ({row['key']}, "
+                    f"{row['seconds']:.0f} s){': ' + row['reason'] if row['reason'] else ''}")
+
+            summary = run_local(configs, state_dir() / "logs", k, dev, store="cache", quiet=True,
+                                per_gpu=k, deadline=deadline, on_row=on_row, logits_dtype="float16",
+                                estimate=lambda key: queue.estimate_seconds(by_key[key], k, mps_on, a),
+                                engines={key: engines.get(cfg.loss, "auto") for key, cfg in configs.items()})
+            c = summary.counts()
+            log(f"trained {c['trained']}, paused {c['paused']}, not started {c['deferred']}, failed {c['failed']}, "
+                f"already finished {c['skipped']}")
+            for row in rows:
+                if row["status"] == "failed":
+                    tail = Path(row["log"]).read_text().splitlines()[-15:] if Path(row["log"]).exists() else []
+                    log(f"--- log of failed run {row['key']} (last lines)\n" + "\n".join(tail))
+            status = FAILED if c["failed"] else (DONE if summary.ok else MORE)
+    mine = _remember([r["key"] for r in rows if r["status"] == "trained"])
+    in_cache = runs.store_dir("cache")
+    status = pack([key for key in mine if (in_cache / key / "record.json").exists()], out, log, status)
+    left = len(queue.missing(items))
+    log(f"done in {time.monotonic() - t_start:.0f} s: {len(items) - left} of {len(items)} runs of steps {steps} "
+        f"finished, {left} left" + (" - call again to go on" if left else ""))
+    return status
+
+
+def pack(keys, out: Path, log, status: int) -> int:
+    """Pack the runs ``keys`` finished on this machine into ``out`` (at most :data:`MAX_PARTS` parts)."""
+    from .. import runs
+
+    if not keys:
+        log("pack: no run finished on this machine yet; nothing to bring back")
+        return status
+    for old in out.glob("gpu-runs*.tar.gz"):
+        old.unlink()
+    paths = runs.pack(keys, out / "gpu-runs", store="cache", max_bytes=15 * 2**20)
+    if len(paths) > MAX_PARTS:
+        log(f"pack: {len(paths)} parts, more than the {MAX_PARTS} that come back; bring back the first "
+            f"{MAX_PARTS} and pack the rest in a second call")
+    log(f"pack: {len(keys)} runs in {len(paths)} archive(s): {' '.join(p.name for p in paths)}; on the development "
+        f"machine: replicate runs unpack {' '.join(p.name for p in paths)}")
+    return status

@@ -1,0 +1,191 @@
+"""The GPU job rehearsed on the CPU (issue #20, item 1): the global queue's order, two
+trainings at once, the time budget, resume after a kill, pack and unpack - the real code
+at the smoke profile on the session's generated data, so GPU time is never spent on a bug.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from replicate import cli, experiments, runs, sweep
+from replicate.runs import RunConfig
+from replicate.sweep import job, queue
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture()
+def stores(tmp_path, monkeypatch):
+    """Private run stores; the session's data directory (generated, or the real one)."""
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
+    runs.clear_data_cache()
+    return tmp_path
+
+
+def items(*specs, epochs=1):
+    """Queue items of smoke runs: ``(loss, params)`` pairs, in this priority order."""
+    out = []
+    for i, (loss, params) in enumerate(specs):
+        cfg = RunConfig("cifar10", loss, params, profile="smoke", options={"epochs": epochs})
+        out.append(queue.Item("b", "test", "image", f"m{i}", 1, cfg))
+    return out
+
+
+# ----------------------------------------------------------------------------- the queue
+def test_queue_holds_every_planned_run_once_in_step_order():
+    q = queue.build("smoke")
+    order = "".join(queue.STEPS)
+    assert [order.index(it.step) for it in q] == sorted(order.index(it.step) for it in q)
+    assert len({it.key for it in q}) == len(q)
+    first = q[0]
+    assert (first.step, first.chapter, first.method, first.seed) == ("a", "exp_leaderboard", "cross_entropy", 1)
+    planned = set()
+    for chapter in experiments.CHAPTERS:
+        planned |= set(sweep.sweep_plan(chapter, {}, "smoke")[2].configs())
+    assert planned == {it.key for it in q}
+    # a run planned by several chapters sits at its earliest step
+    b_keys = set(sweep.sweep_plan("exp_focal_loss", {}, "smoke")[2].configs())
+    assert all(it.step in "abd" for it in q if it.key in b_keys)
+    assert [it.key for it in queue.build("smoke", "ca")] == [it.key for it in q if it.step in "ac"]
+
+
+@pytest.mark.parametrize("args, step", [
+    (("exp_leaderboard", "image", "cross_entropy", 1, "cifar10"), "a"),
+    (("exp_leaderboard", "image", "cross_entropy", 2, "cifar10"), "e"),
+    (("exp_focal_loss", "image", "fl3", 1, "cifar10"), "b"),
+    (("exp_focal_loss", "text", "fl3", 1, "20newsgroups"), "d"),
+    (("exp_adafocal", "image", "adafocal_code", 1, "cifar10"), "c"),
+    (("exp_fcl", "history", "fcl", 1, "cifar10"), "c"),
+    (("exp_adafocal", "bins", "adafocal_b5", 1, "cifar10"), "f"),
+    (("exp_fts", "image", "fl5", 2, "cifar10"), "f"),
+])
+def test_step_of(args, step):
+    assert queue.step_of(*args) == step
+
+
+@pytest.mark.parametrize("bad", ["", "ax", "aa", 3])
+def test_bad_steps_are_one_line(bad):
+    with pytest.raises(ValueError, match="steps must be distinct letters of abcdef"):
+        queue.check_steps(bad)
+
+
+def test_gpu_profile_fits_about_two_loans_and_its_pilot_is_committed():
+    """Issue #20, item 4: one seed of every CIFAR-10 method of steps a-c in about two
+    15-minute loans (three at most) at the measured throughput; the cross-entropy pilot
+    of the profile is a committed run."""
+    abc = queue.build("gpu", "abc")
+    assert 25 <= len(abc) <= 40
+    assert queue.sizing(abc, mps=True)["loans"] <= 2
+    assert queue.sizing(abc, mps=False)["loans"] <= 3
+    assert queue.sizing(abc, mps=True, images_per_second_mps=20_000)["loans"] > 2    # the arithmetic is live
+    with pytest.raises(ValueError, match="unknown sizing assumption"):
+        queue.sizing(abc, speed=2)
+    pilot = abc[0]
+    assert pilot.step == "a" and pilot.config.loss == "cross_entropy"
+    run = runs.find(pilot.config)
+    assert run is not None and run.store == "results" and run.resolved["model"] == "resnet18"
+
+
+# ----------------------------------------------------------------------------- the runner
+def test_runner_starts_in_priority_order_and_defers_what_would_not_fit(stores):
+    its = items(("cross_entropy", {}), ("focal", {"gamma": 2.0}), ("brier", {}), ("focal", {"gamma": 3.0}))
+    configs = {it.key: it.config for it in its}
+    cost = {its[0].key: 0.0, its[1].key: 0.0, its[2].key: 1e6, its[3].key: 0.0}
+    s = sweep.run_local(configs, stores / "logs", 2, "cpu", quiet=True, per_gpu=2,
+                        deadline=time.monotonic() + 600, estimate=cost.__getitem__)
+    status = s.frame().set_index("key").status
+    assert list(status[[it.key for it in its]]) == ["trained", "trained", "deferred", "deferred"]  # not skipped over
+    assert not s.ok
+    with pytest.raises(ValueError, match="per_gpu must be a positive integer"):
+        sweep.run_local(configs, stores / "logs", 1, "cpu", per_gpu=0)
+
+
+def test_core_sets_split_the_cores():
+    assert sweep.execute.core_sets(2, range(16)) == [list(range(8)), list(range(8, 16))]
+    assert sweep.execute.core_sets(3, range(4)) == [[0, 1], [2], [3]]
+    assert sweep.execute.core_sets(3, [0, 1]) == [[0], [1], [0]]
+
+
+# ----------------------------------------------------------------------------- the job
+_KILLED_JOB = """
+import sys
+from pathlib import Path
+from replicate.sweep import job
+from test_gpu_job import items
+its = items(("focal", {"gamma": 3.0}), ("cross_entropy", {}), epochs=int(sys.argv[2]))
+job.run(Path(sys.argv[1]), profile="smoke", budget=600, workers=2, device="cpu", items=its)
+"""
+
+
+def test_job_killed_then_resumed_packs_runs_that_unpack_into_results(stores, monkeypatch):
+    epochs = 30
+    its = items(("focal", {"gamma": 3.0}), ("cross_entropy", {}), epochs=epochs)
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'tests'}{os.pathsep}{REPO}"}
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_JOB, str(stores / "out1"), str(epochs)], cwd=REPO,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    ckpt = runs.checkpoint_path(its[0].key)
+    limit = time.time() + 240
+    while not ckpt.exists() and time.time() < limit and proc.poll() is None:
+        time.sleep(0.2)
+    assert ckpt.exists(), proc.communicate()[0]
+    os.killpg(proc.pid, signal.SIGKILL)                       # the machine's command is cut off
+    proc.wait(timeout=60)
+    assert runs.find(its[0].config) is None
+
+    lines = []
+    status = job.run(stores / "out2", profile="smoke", budget=600, workers=2, device="cpu", items=its,
+                     echo=lines.append)
+    assert status == job.DONE, "\n".join(lines)
+    first = runs.find(its[0].config)
+    assert first is not None and first.provenance["resumed_from_epoch"] >= 1
+    assert runs.find(its[1].config) is not None
+    log = (stores / "out2" / "gpu-job.log").read_text()
+    assert "device cpu" in log and "2 trainings at once" in log and "pack: 2 runs" in log
+    archives = sorted((stores / "out2").glob("gpu-runs*.tar.gz"))
+    assert [p.name for p in archives] == ["gpu-runs.tar.gz"]
+    assert len(list((stores / "out2").iterdir())) <= 8
+
+    monkeypatch.setenv("REPLICATE_RESULTS", str(stores / "elsewhere"))
+    assert cli.main(["runs", "unpack", *map(str, archives)]) == 0
+    for it in its:
+        back = runs.load(it.key, store="results")
+        record = json.loads((back.path / "record.json").read_text())
+        assert record["key"] == it.key and record["logits_dtype"] == "float16"   # compact, as results/ keeps them
+
+
+def test_job_out_of_budget_defers_and_says_call_again(stores):
+    its = items(("cross_entropy", {}), ("brier", {}))
+    lines = []
+    status = job.run(stores / "out", profile="smoke", budget=job.PACK_RESERVE + 6, workers=1, device="cpu",
+                     items=its, echo=lines.append)
+    text = "\n".join(lines)
+    assert status == job.MORE, text
+    assert "call again" in text and "deferred" in text
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"budget": 10}, "budget must be a number of seconds"),
+    ({"workers": 0}, "workers must be a positive integer"),
+    ({"mps": "yes"}, "mps must be one of auto, on, off"),
+    ({"steps": "xyz"}, "steps must be distinct letters"),
+    ({"profile": "laptop"}, "unknown profile 'laptop'"),
+])
+def test_bad_job_input_fails_before_any_work(stores, kw, message):
+    with pytest.raises(ValueError, match=message):
+        job.run(stores / "out", device="cpu", **kw)
+    assert not (stores / "out").exists()
+
+
+def test_cli_lists_the_queue_with_its_device_time(capsys):
+    assert cli.main(["gpu-job", "--list", "--profile", "smoke", "--steps", "ab"]) == 0
+    out = capsys.readouterr().out
+    assert "step a (cross-entropy pilot" in out and "step b (" in out and "loans)" in out
