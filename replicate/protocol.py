@@ -147,13 +147,14 @@ NETWORKS = {
     "tiny_cnn": "3 conv-BN-ReLU layers and a linear layer; not from the papers",
     "resnet8": "He et al.'s CIFAR ResNet-8 (option A)",
     "resnet20": "He et al.'s CIFAR ResNet-20 (option A)",
+    "resnet18": "CIFAR basic-block ResNet [2, 2, 2, 2] (He et al. 2016): the gpu profile's network",
     "resnet50": "CIFAR bottleneck ResNet [3, 4, 6, 3] (He et al. 2016)",
     "resnet110": "the papers' 'ResNet-110': bottleneck blocks [3, 4, 26, 3]",
     "wide_resnet26_10": "Wide-ResNet-26-10, no dropout (Zagoruyko & Komodakis 2016)",
     "densenet121": "CIFAR DenseNet-121, growth 32 (Huang et al. 2017)",
 }
 #: Networks whose parameters are not counted at the smoke profile (building them takes seconds).
-LARGE_NETWORKS = ("resnet50", "resnet110", "wide_resnet26_10", "densenet121")
+LARGE_NETWORKS = ("resnet18", "resnet50", "resnet110", "wide_resnet26_10", "densenet121")
 
 
 def _settings(params: dict) -> str:
@@ -206,6 +207,35 @@ def profile_network(profile: str) -> str:
 
     p = get_profile(profile)
     return p.model + (f" ({_settings(p.model_params)})" if p.model_params else "")
+
+
+def gpu_pilot():
+    """The committed cross-entropy pilot of the ``gpu`` profile (issue #20): every finished
+    ``gpu`` run of cross-entropy on CIFAR-10 at seed 1 in ``results/``, one row per
+    (network, epochs), with test error, ECE (15 bins) before and after temperature
+    scaling, T, training seconds, the device, and whether it is the profile's own setting.
+    These runs chose the profile's network and length (:mod:`replicate.profiles`)."""
+    import pandas as pd
+
+    from . import runs
+    from .profiles import get_profile
+
+    gpu = get_profile("gpu")
+    frame = runs.list_runs("results")
+    pick = frame[(frame.profile == "gpu") & (frame.loss == "cross_entropy") & (frame.dataset == "cifar10")
+                 & (frame.seed == 1)]
+    rows = []
+    for key in pick.key:
+        run = runs.load(key, store="results")
+        r, m = run.resolved, run.metrics["test"]
+        rows.append({"network": r["model"], "epochs": r["train"]["epochs"], "test error": m["error"],
+                     "ECE": m["ece"], "ECE after TS": run.metrics["test_ts"]["ece"], "T": run.temperature,
+                     "train s": run.record.get("train_seconds"), "device": run.provenance.get("device", ""),
+                     "profile's setting": r["model"] == gpu.model and r["train"]["epochs"] == gpu.epochs,
+                     "key": key})
+    columns = ["network", "epochs", "test error", "ECE", "ECE after TS", "T", "train s", "device",
+               "profile's setting", "key"]
+    return pd.DataFrame(rows, columns=columns).sort_values(["network", "epochs"], ignore_index=True)
 
 
 # ----------------------------------------------------------------------------- first experiment

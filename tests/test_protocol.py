@@ -56,7 +56,8 @@ def test_networks_frame_counts_against_closed_forms():
     assert tiny.loc["defaults", "profiles"] == "smoke" and tiny.loc["width=32", "profiles"] == "cpu"
     large = frame[frame.network.isin(protocol.LARGE_NETWORKS)]
     assert (large.parameters == "(not built at profile smoke)").all()
-    assert set(large.profiles) == {"gpu, paper"}
+    assert set(large.set_index("network").drop("resnet18").profiles) == {"gpu, paper"}
+    assert large.set_index("network").loc["resnet18", "profiles"] == "gpu"
     # He et al. 2016, Table 6: ResNet-20 on CIFAR-10 has 0.27M parameters.
     ten = protocol.networks_frame("smoke").set_index("network")
     assert round(int(ten.loc["resnet20", "parameters"].replace(",", "")) / 1e6, 2) == 0.27
@@ -139,3 +140,23 @@ def _ece_numpy(p, y, n_bins=15):
     b = np.clip(np.ceil(conf * n_bins).astype(int) - 1, 0, n_bins - 1)
     return sum(abs(conf[b == k].mean() - hit[b == k].mean()) * (b == k).mean()
                for k in range(n_bins) if (b == k).any())
+
+
+def test_gpu_pilot_lists_the_committed_cross_entropy_runs_and_the_profile_setting():
+    """The gpu profile's pilot (issue #20): one row per committed (network, epochs) of
+    cross-entropy at profile gpu, exactly one of them the profile's own setting, and each
+    row's error equal to the error recomputed from the run's stored test logits."""
+    import numpy as np
+
+    from replicate import runs
+    from replicate.profiles import get_profile
+
+    pilot = protocol.gpu_pilot()
+    assert len(pilot) >= 2 and not pilot.duplicated(["network", "epochs"]).any()
+    own = pilot[pilot["profile's setting"]]
+    gpu = get_profile("gpu")
+    assert len(own) == 1 and (own.network.iloc[0], own.epochs.iloc[0]) == (gpu.model, gpu.epochs)
+    for row in pilot.itertuples(index=False):
+        logits, labels = runs.load(row.key, store="results").logits("test")
+        assert abs(float(np.mean(logits.argmax(1) != labels)) - row[2]) < 1e-9
+    assert (pilot["ECE"] > pilot["ECE after TS"]).all()          # every pilot model over-confident, TS helps
