@@ -1,7 +1,8 @@
 """The ``gpu-job`` subcommand: spend a GPU loan on the queue's next runs (:mod:`replicate.sweep.job`).
 
 ``replicate gpu-job [--out DIR] [--budget S] [--workers K] [--mps auto|on|off] [--steps abcdef]``
-    on the GPU machine (``make gpu-job``): train, pause before the budget, pack into ``--out``;
+    on the GPU machine (``make gpu-job``): train, pause before the budget, pack into ``--out``
+    (default ``$OUT``); without ``REPLICATE_DATA`` it reads the data from ``.gpu-carry/data``;
 ``replicate gpu-job --list [--steps ...]``
     the queue, what is finished, and the device time the rest takes (no GPU needed);
 ``replicate gpu-job --check-travel``
@@ -106,6 +107,11 @@ def _cmd_gpu_job(args) -> int:
     if args.check_travel:
         return check_travel(steps, args.profile)
     out = args.out or os.environ.get("OUT") or "gpu-out"
+    from .. import config
+
+    carried = config.repo_root() / CARRY / "data"
+    if not os.environ.get(config.DATA_ENV) and carried.is_dir():
+        os.environ[config.DATA_ENV] = str(carried)      # the data `make gpu-job-check` put in .gpu-carry/
     return job.run(Path(out), profile=args.profile, budget=args.budget, workers=args.workers, mps=args.mps,
                    steps=steps, device=args.device, check_engine=not args.no_engine_check)
 
