@@ -93,7 +93,7 @@ def test_cpu_plan_reuses_the_mukhoti_runs_and_shares_the_main_adafocal_run():
     assert gm == {"gamma_max=20": 20.0, "gamma_max=50": 50.0, "gamma_max=unbounded": exp.UNBOUNDED}
     assert all(c.resolve()["loss_params"]["variant"] == "paper" for c in p.group("gamma_max").values())
     assert p.references["cifar10"].note.startswith("CIFAR-10, ResNet-50")
-    assert exp.plan("gpu", device="cpu").image[("adafocal_code", 1)].resolve()["model"] == "resnet50"
+    assert exp.plan("gpu", device="cpu").image[("adafocal_code", 1)].resolve()["model"] == rp.profiles.get_profile("gpu").model
     smoke = exp.plan("smoke", device="cpu")
     assert len(smoke.configs()) <= 9 and [m.key for m in smoke.methods["image"]] == list(exp.SMOKE_METHODS)
 
