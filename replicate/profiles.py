@@ -80,21 +80,14 @@ MEANINGS = {
 }
 
 
-@dataclass(frozen=True)
-class Profile:
-    """One profile: data sizes, network and schedule (see the module docstring)."""
+@dataclass(frozen=True, kw_only=True)
+class Protocol:
+    """The training protocol's fields, declared once: what a profile fixes and the training
+    loop reads (:class:`Profile` and :class:`replicate.training.TrainSettings` both extend
+    it). The defaults are the papers' protocol as the authors' code runs it."""
 
-    name: str
-    purpose: str
-    n_train: int | None
-    n_val: int | None
-    n_test: int | None
-    model: str
-    models: tuple[str, ...]
-    epochs: int
-    model_params: dict = field(default_factory=dict)
+    epochs: int = 350
     batch_size: int = 128
-    text_model: str = "text_cnn"
     optimizer: str = "sgd"
     lr: float = 0.1
     momentum: float = 0.9
@@ -107,6 +100,22 @@ class Profile:
     select: str = "last"
     eval_every_epoch: bool = False
     precision: str = "float32"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Profile(Protocol):
+    """One profile: data sizes, network and the protocol's fields (see the module docstring)."""
+
+    name: str
+    purpose: str
+    n_train: int | None
+    n_val: int | None
+    n_test: int | None
+    model: str
+    models: tuple[str, ...]
+    epochs: int
+    model_params: dict = field(default_factory=dict)
+    text_model: str = "text_cnn"
     seeds: tuple[int, ...] = (1,)
     text: dict = field(default_factory=dict)
 

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..profiles import PAPER_MILESTONES
+from ..profiles import Protocol
 from . import checkpoint as ckpt
 from .diagnostics import (fc_weight_norm, last_layer_grad_norms, loss_reduction, norm_histogram, predict,
                           split_summary, train_reliability, validation_bins)
@@ -68,25 +68,12 @@ class TrainingPaused(RuntimeError):
 
 
 @dataclass(frozen=True)
-class TrainSettings:
-    """Everything the loop needs besides model, loss and data (defaults: the paper protocol)."""
+class TrainSettings(Protocol):
+    """Everything the loop needs besides model, loss and data: the protocol's fields
+    (:class:`replicate.profiles.Protocol`, defaults: the paper protocol) and the loop's own."""
 
-    epochs: int = 350
-    batch_size: int = 128
-    optimizer: str = "sgd"
-    lr: float = 0.1
-    momentum: float = 0.9
-    weight_decay: float = 5e-4
     nesterov: bool = False
     betas: tuple = (0.9, 0.999)
-    milestones: tuple = PAPER_MILESTONES
-    lr_decay: float = 0.1
-    lr_step_at_epoch_start: bool = False
-    clip_grad_norm: float | None = 2.0
-    augment: bool = True
-    select: str = "last"
-    eval_every_epoch: bool = False
-    precision: str = "float32"
     seed: int = 1
     eval_batch_size: int = 500
     gamma_limit: float = 1e6
