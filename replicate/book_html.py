@@ -23,8 +23,10 @@ A ``mathjax_path`` set in ``_config.yml`` other than Sphinx's CDN default is lef
 ``sortable``) are sorted by a click on a column header by the script of the npm package
 ``sortable-tablesort`` 4.1.7 (the Unlicense; no PyPI package ships it, so its two small
 script files and its style sheet are vendored unchanged, with a header naming the source, in
-``replicate/static/sortable/``). ``replicate/static`` is added to ``html_static_path``, so
-Sphinx copies them into ``_static/sortable/``, and every page loads them (about 5 KB).
+``replicate/static/sortable/``). Tables written with filters are filtered by the project's
+own script ``replicate/static/filter/table-filter.js``. ``replicate/static`` is added to
+``html_static_path``, so Sphinx copies them into ``_static/``, and every page loads them
+(about 7 KB).
 
 **Each script once.** sphinx-thebe 0.3 registers its inline configuration script
 (``const THEBE_JS_URL = ...``) after the HTML builder has started, and Sphinx 7 then
@@ -90,7 +92,8 @@ def _copy_after_build(app, exception) -> None:
 def _add_sortable_tables(app, config) -> None:
     """Serve the table-sorting script and style sheet of :mod:`replicate.html_table` from the
     book's ``_static`` folder (``replicate/static`` is added to ``html_static_path``) and load
-    them on every page (about 5 KB; they act only on tables of class ``sortable``)."""
+    them on every page (about 7 KB; they act only on tables of class ``sortable`` and on the
+    filter forms written with them)."""
     from .html_table import SCRIPTS, STATIC_DIR, STYLESHEETS
 
     missing = [f for f in (*SCRIPTS, *STYLESHEETS) if not (STATIC_DIR / f).is_file()]
