@@ -52,6 +52,38 @@ class ChapterError(RuntimeError):
     """A chapter failed to execute; the message names the chapter, cell and error."""
 
 
+def quiet_kernel_manager():
+    """The kernel manager papermill starts each chapter's kernel with: jupyter_client's
+    ``AsyncKernelManager`` talking to the kernel over local IPC sockets (files in Jupyter's
+    runtime folder, readable by this user only, removed at shutdown; TCP as before where
+    that folder's path is too long for a socket) instead of TCP on 127.0.0.1, so the kernel
+    has no reason to warn "Kernel is running over TCP without encryption", and not
+    interrupting the kernel when it shuts it down (jupyter_client sends SIGINT first, which
+    an idle kernel logs as "KeyboardInterrupt caught in kernel"); the shutdown request and,
+    after a second, the kill are unchanged. Kernel messages that matter are kept."""
+    import uuid
+
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    class QuietKernelManager(AsyncKernelManager):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            # an absolute socket path: the kernel runs in another folder than this process
+            runtime = Path(jupyter_runtime_dir())
+            base = runtime / f"kernel-{uuid.uuid4().hex[:12]}-ipc"
+            if len(str(base)) < 96:              # a Unix socket path holds at most 107 bytes
+                runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+                self.transport, self.ip = "ipc", str(base)
+
+        async def _async_interrupt_kernel(self) -> None:
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
+    return QuietKernelManager
+
+
 @dataclass(frozen=True)
 class Chapter:
     """One executable chapter: its name, MyST source and executed target."""
@@ -239,7 +271,8 @@ def execute(source: Path, target: Path, parameters: dict | None = None, profile:
     start = time.perf_counter()
     try:
         out = papermill.execute_notebook(nb, None, parameters=overrides, kernel_name=KERNEL,
-                                         progress_bar=False, log_output=False, cwd=str(root))
+                                         progress_bar=False, log_output=False, cwd=str(root),
+                                         kernel_manager_class=quiet_kernel_manager())
     except PapermillExecutionError as err:
         raise ChapterError(f"chapter {name!r} failed in cell {err.exec_count}: {err.ename}: {err.evalue}") from None
     wall = time.perf_counter() - start
