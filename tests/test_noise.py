@@ -289,3 +289,31 @@ def test_log_claims_decides_a_claim_with_a_noise_test_on_our_runs_only(labels):
     with pytest.raises(ValueError, match="not in summaries"):
         cmp.log_claims(cl.ClaimLog("mukhoti2020", "exp_focal_loss", kind="experiment"), claims, {"ours": summ},
                        runs={"other": runs})
+
+
+def test_temperature_compare_with_seeds_and_over_validation_examples():
+    assert noise.temperature_compare([2.0, 2.2, 2.1], [1.0, 1.1, 1.0], "higher").verdict == "holds"
+    assert noise.temperature_compare([1.0, 1.1, 1.0], [2.0, 2.2, 2.1], "higher").verdict == "fails"
+    r = noise.temperature_compare([1.0, 1.3, 0.9], [1.1, 1.0, 1.2], "higher")
+    assert r.verdict == "inconclusive" and "seeds" in r.needs
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, K, 800)
+    z = rng.normal(size=(800, K))
+    z[np.arange(800), y] += 2.0
+    sharp, soft = (z * 3, y), (z / 3, y)                 # over- vs under-confident logits of the same model
+    t_sharp = posthoc.fit_temperature(*sharp, method="grid", metric="ece").T
+    t_soft = posthoc.fit_temperature(*soft, method="grid", metric="ece").T
+    one = noise.temperature_compare([t_sharp], [t_soft], "higher", sharp, soft, n_boot=40)
+    assert t_sharp > t_soft and one.verdict == "holds" and "validation examples" in one.test
+    same = noise.temperature_compare([t_sharp], [t_sharp], "higher", sharp, sharp, n_boot=20)
+    assert same.verdict == "fails" and same.low == same.high == 0      # one model is not hotter than itself
+    with pytest.raises(ValueError, match="val_a and val_b"):
+        noise.temperature_compare([1.0], [1.0])
+
+
+def test_compare_accepts_the_tables_metrics_beyond_the_leaderboards(labels):
+    cells = cells_of(labels, {"good": 0.0, "bad": 0.15})
+    r = noise.compare(cells, "good", "bad", "debiased_ece", n_boot=50)
+    assert r.verdict == "holds" and r.text.startswith("debiased ECE: good − bad")
+    with pytest.raises(ValueError, match="metric must be one of"):
+        noise.compare(cells, "good", "bad", "accuracy")

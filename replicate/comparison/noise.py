@@ -133,6 +133,40 @@ def test_size_needed(diff: float, sd: float, n_test: int, alpha: float = ALPHA, 
 
 
 # ----------------------------------------------------------------------------- metrics per resample
+def metrics_allowed() -> tuple:
+    """The metrics a comparison may use: the leaderboard's (:data:`board.BOARD_METRICS`) and
+    every probability-based metric of the chapters' tables (:data:`replicate.comparison.METRICS`)."""
+    from .tables import METRICS
+
+    return tuple(dict.fromkeys([*board.BOARD_METRICS, *(m for m in METRICS if m != "nll")]))
+
+
+def check_metric(metric: str) -> str:
+    allowed = metrics_allowed()
+    if metric not in allowed:
+        raise ValueError(f"metric must be one of {', '.join(allowed)}; got {metric!r}")
+    return metric
+
+
+def metric_label(metric: str) -> str:
+    from .tables import METRIC_NAMES
+
+    return board.BOARD_METRICS[metric][0] if metric in board.BOARD_METRICS else METRIC_NAMES[metric].split(" (")[0]
+
+
+def score(cal: board.Calibrated, metric: str, idx=None) -> float:
+    """``metric`` (percent) of ``cal`` on the test samples ``idx`` (default all):
+    :func:`board.score` for the leaderboard's metrics, else the chapters' table metric on
+    the probabilities."""
+    if metric in board.BOARD_METRICS:
+        return board.score(cal, metric, idx)
+    from .tables import METRICS
+
+    check_metric(metric)
+    p, y = (cal.probs, cal.labels) if idx is None else (cal.probs[idx], cal.labels[idx])
+    return 100 * METRICS[metric][1](p, y, None)
+
+
 def _draws(n: int, n_boot: int, seed: int) -> np.ndarray:
     """``n_boot`` x ``n`` test indices drawn with replacement (one row per resample)."""
     return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
@@ -180,17 +214,17 @@ def _per_example(cal: board.Calibrated, metric: str) -> np.ndarray:
 
 
 def resampled(cal: board.Calibrated, metric: str, idx: np.ndarray) -> np.ndarray:
-    """``metric`` (percent, as :func:`replicate.comparison.board.score`) of ``cal`` on each
-    resample of test indices (rows of ``idx``). The metrics of :data:`VECTORISED` are
-    computed for all resamples at once from the multiplicity of each example (a resample
-    holds example i ``w_i`` times: its bin sums are ``w @ residuals``); any other metric
-    of :data:`replicate.comparison.board.BOARD_METRICS` calls ``board.score`` per resample."""
-    board.check_metric(metric)
+    """``metric`` (percent, as :func:`score`) of ``cal`` on each resample of test indices
+    (rows of ``idx``). The metrics of :data:`VECTORISED` are computed for all resamples at
+    once from the multiplicity of each example (a resample holds example i ``w_i`` times:
+    its bin sums are ``w @ residuals``); any other metric of :func:`metrics_allowed` calls
+    :func:`score` per resample."""
+    check_metric(metric)
     idx = np.asarray(idx)
     if idx.ndim != 2 or idx.shape[1] != cal.n:
         raise ValueError(f"idx must be a (resamples, {cal.n}) array of test indices; got shape {idx.shape}")
     if metric not in VECTORISED:
-        return np.array([board.score(cal, metric, row) for row in idx])
+        return np.array([score(cal, metric, row) for row in idx])
     n, out = cal.n, np.empty(idx.shape[0])
     if metric in ("error", "nll", "brier"):
         loss = _per_example(cal, metric)
@@ -235,7 +269,7 @@ def paired_bootstrap(a, b, metric: str = "ece", n_boot: int = N_BOOT, seed: int 
     b = [b] if isinstance(b, board.Calibrated) else list(b)
     if not a or len(a) != len(b):
         raise ValueError(f"a and b must hold one run per seed, the same seeds; got {len(a)} and {len(b)}")
-    board.check_metric(metric)
+    check_metric(metric)
     n_boot, level = _count("n_boot", n_boot, 2), stats._level(level)
     n = _same_test_set(a + b)
     idx = _draws(n, n_boot, seed)
@@ -304,15 +338,15 @@ def compare(cells: dict, a: str, b: str, metric: str = "ece", claimed: str = "lo
     says the seeds (:func:`stats.seeds_needed`) or test examples
     (:func:`test_size_needed`) that would resolve the observed difference with ``power``."""
     alpha, claimed = _alpha(alpha), _claimed(claimed)
-    board.check_metric(metric)
+    check_metric(metric)
     min_seeds = _count("min_seeds", min_seeds, 2)
     seeds, ca, cb = _paired(cells, a, b)
     name = (labels or {}).get
     la, lb = name(a, a), name(b, b)
-    label = board.BOARD_METRICS[metric][0]
+    label = metric_label(metric)
     if len(seeds) >= min_seeds:
-        va = np.array([board.score(c, metric) for c in ca])
-        vb = np.array([board.score(c, metric) for c in cb])
+        va = np.array([score(c, metric) for c in ca])
+        vb = np.array([score(c, metric) for c in cb])
         r = stats.paired_comparison(va, vb, 1 - alpha)
         d = va - vb
         sd = float(d.std(ddof=1))
@@ -470,6 +504,55 @@ def temperature_near(temperatures, lo: float, hi: float, val=None, alpha: float 
     return Resolution(est, low, high, test, needs if outcome.verdict == INCONCLUSIVE else "", outcome, text)
 
 
+def temperature_compare(ta, tb, claimed: str = "higher", val_a=None, val_b=None, alpha: float = ALPHA,
+                        power: float = POWER, min_seeds: int = MIN_SEEDS, n_boot: int = 200, seed: int = 0,
+                        what: str = "T(a) − T(b)") -> Resolution:
+    """Is the optimal temperature of one model ``claimed`` ("higher" or "lower") than
+    another's? ``ta``, ``tb``: the T chosen on each seed's validation set (the same seeds,
+    in order). With ``min_seeds`` seeds or more, the paired t-test over seeds; with fewer, a
+    paired bootstrap over the validation examples (``val_a``, ``val_b``: each seed's
+    ``(logits, labels)``, one validation set: the same resampled indices for both models, T
+    chosen again by validation ECE on each resample). Decided by :func:`decide`."""
+    alpha, claimed = _alpha(alpha), _claimed(claimed)
+    ta, tb = (np.asarray(t, dtype=np.float64).ravel() for t in (ta, tb))
+    if ta.size == 0 or ta.size != tb.size or not np.all(np.isfinite(np.r_[ta, tb])):
+        raise ValueError(f"ta and tb must hold one finite T per seed, the same seeds; got {ta.size} and {tb.size}")
+    if ta.size >= _count("min_seeds", min_seeds, 2):
+        r = stats.paired_comparison(ta, tb, 1 - alpha)
+        d = ta - tb
+        low, high = (r["low"], r["high"]) if math.isfinite(r["low"]) else (float(d.mean()), float(d.mean()))
+        need = stats.seeds_needed(r["diff"], float(d.std(ddof=1)), power, alpha)
+        test = f"paired t-test over {ta.size} seeds, {100 * (1 - alpha):g} % interval"
+        needs = f"~{need} seeds to resolve a difference this size" if need else "no difference to resolve"
+        est = r["diff"]
+    else:
+        if val_a is None or val_b is None:
+            raise ValueError(f"val_a and val_b (each seed's validation logits and labels) are needed with fewer than "
+                             f"{min_seeds} seeds: the interval is a bootstrap over the validation examples")
+        from .. import posthoc
+
+        pa = [val_a] if isinstance(val_a, tuple) else list(val_a)
+        pb = [val_b] if isinstance(val_b, tuple) else list(val_b)
+        if len(pa) != len(pb) or len(pa) != ta.size:
+            raise ValueError("val_a and val_b must hold one (logits, labels) pair per seed")
+        if any(not np.array_equal(np.asarray(x[1]), np.asarray(pa[0][1])) for x in pa + pb):
+            raise ValueError("both models must be validated on the same validation set (their labels differ)")
+        n_boot = _count("n_boot", n_boot, 2)
+        n = len(pa[0][1])
+        idx = _draws(n, n_boot, seed)
+        grid = np.asarray(posthoc.TS_GRID)
+        reps = (np.mean([_temperature_rows(z, y, grid, idx) for z, y in pa], axis=0)
+                - np.mean([_temperature_rows(z, y, grid, idx) for z, y in pb], axis=0))
+        low, high = (float(x) for x in np.quantile(reps, [alpha / 2, 1 - alpha / 2]))
+        est = float(ta.mean() - tb.mean())
+        test = (f"paired bootstrap over {n:,} validation examples (T chosen again on each of {n_boot} resamples), "
+                f"{100 * (1 - alpha):g} % interval")
+        needs = f"a larger validation set (we have {n:,}) or seeds"
+    outcome = decide(low, high, claimed, needs)
+    text = f"{what} = {est:.2f} [{low:.2f}, {high:.2f}] ({test})"
+    return Resolution(est, low, high, test, needs if outcome.verdict == INCONCLUSIVE else "", outcome, text)
+
+
 # ----------------------------------------------------------------------------- runs -> cells
 def calibrated(runs: dict, temperatures: dict | None = None) -> dict:
     """``{(method, seed): Calibrated}`` of ``{(method, seed): Run}``: the test softmax of
@@ -568,6 +651,19 @@ def near(method: str, lo: float, hi: float, metric: str = "ece", **kw):
                              f"again by validation ECE); got {metric!r}")
         return temperature_near(ts, lo, hi, val=ev.val(method) if len(ts) < kw.get("min_seeds", MIN_SEEDS)
                                 else None, what=f"T of {method}", **kw)
+    return test
+
+
+def t_higher(a: str, b: str, metric: str = "ece", **kw):
+    """A claim's noise test: ``a``'s optimal T is higher than ``b``'s (:func:`temperature_compare`)."""
+    def test(ev) -> Resolution:
+        ta, tb = ev.temperatures(a, metric), ev.temperatures(b, metric)
+        few = len(ta) < kw.get("min_seeds", MIN_SEEDS)
+        if few and metric != "ece":
+            raise ValueError(f"metric must be 'ece' with fewer than {MIN_SEEDS} seeds (the bootstrap chooses T "
+                             f"again by validation ECE); got {metric!r}")
+        return temperature_compare(ta, tb, "higher", ev.val(a) if few else None, ev.val(b) if few else None,
+                                   what=f"T({a}) − T({b})", **kw)
     return test
 
 
