@@ -317,3 +317,39 @@ def test_compare_accepts_the_tables_metrics_beyond_the_leaderboards(labels):
     assert r.verdict == "holds" and r.text.startswith("debiased ECE: good − bad")
     with pytest.raises(ValueError, match="metric must be one of"):
         noise.compare(cells, "good", "bad", "accuracy")
+
+
+# ----------------------------------------------------------------------------- intervals in tables
+def test_interval_of_one_seed_is_the_bootstrap_percentile_and_of_three_the_t_interval(labels):
+    one = cells_of(labels, {"m": 0.1})
+    iv = noise.interval(one, "m", "ece", n_boot=60, seed=2)
+    reps = [100 * METRICS["ece"][1](one[("m", 1)].probs[i], labels[i], None) for i in noise._draws(len(labels), 60, 2)]
+    assert (iv["low"], iv["high"]) == pytest.approx(tuple(np.quantile(reps, [0.025, 0.975])))
+    assert iv["low"] < iv["mean"] < iv["high"] and "bootstrap" in iv["how"]
+    three = cells_of(labels, {"m": 0.1}, seeds=(1, 2, 3))
+    iv3 = noise.interval(three, "m", "ece")
+    ref = stats.seed_interval([board.score(three[("m", s)], "ece") for s in (1, 2, 3)])
+    assert (iv3["low"], iv3["high"]) == pytest.approx((ref["low"], ref["high"])) and "3 seeds" in iv3["how"]
+
+
+def test_styled_table_shows_our_intervals_on_hover(labels):
+    import pandas as pd
+
+    from replicate import comparison as cmp
+
+    cells = cells_of(labels, {"cross_entropy": 0.15, "flsd53": 0.0})
+    runs = {k: _Run(np.log(c.probs).astype(np.float32), c.labels) for k, c in cells.items()}
+    frame = pd.DataFrame([{"method": m, "seed": 1, "metric": "ece", "temperature_scaled": sc,
+                           "value": board.score(cells[(m, 1)], "ece"), "T": 1.0 if sc else np.nan, "T_selected_by": ""}
+                          for m in ("cross_entropy", "flsd53") for sc in (False, True)])
+    ev = noise.RunEvidence(runs, frame)
+    ivs = noise.table_intervals(ev, "ece", n_boot=50)
+    assert set(ivs) == {(m, s) for m in ("cross_entropy", "flsd53") for s in (False, True)}
+    methods = cmp.resolve_methods(["cross_entropy", "flsd53"])
+    ref = cmp.PaperReference("CIFAR-10", "ResNet 50", True, "x")
+    html = cmp.styled_table(frame, None, "ece", methods, ref, "ours", intervals=ivs).to_html()
+    iv = ivs[("flsd53", False)]
+    assert f"[{iv['low']:.2f}, {iv['high']:.2f}] (95 % bootstrap interval over 3,000 test examples)" in html
+    assert "Hover over one of our cells" in html
+    plain = cmp.styled_table(frame, None, "ece", methods, ref, "ours").to_html()
+    assert "bootstrap interval" not in plain

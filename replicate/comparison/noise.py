@@ -504,6 +504,44 @@ def temperature_near(temperatures, lo: float, hi: float, val=None, alpha: float 
     return Resolution(est, low, high, test, needs if outcome.verdict == INCONCLUSIVE else "", outcome, text)
 
 
+def interval(cells: dict, method: str, metric: str = "ece", level: float = 0.95, min_seeds: int = MIN_SEEDS,
+             n_boot: int = N_BOOT, seed: int = 0) -> dict:
+    """The ``level`` interval of ``method``'s ``metric`` on our runs, for a table cell:
+    with ``min_seeds`` seeds or more the Student-t interval of the mean over seeds
+    (:func:`stats.seed_interval`); with fewer, the percentile interval of the mean over
+    seeds under a bootstrap of the test examples (the same resamples for every seed).
+    Returns ``mean``, ``low``, ``high`` and ``how`` (a few words for a tooltip)."""
+    check_metric(metric)
+    level = stats._level(level)
+    runs = [c for _, c in sorted(_cells(cells, method), key=lambda sc: sc[0])]
+    if len(runs) >= _count("min_seeds", min_seeds, 2):
+        ci = stats.seed_interval([score(c, metric) for c in runs], level)
+        return {"mean": ci["mean"], "low": ci["low"], "high": ci["high"],
+                "how": f"{100 * level:g} % t interval over {len(runs)} seeds"}
+    n = _same_test_set(runs)
+    idx = _draws(n, _count("n_boot", n_boot, 2), seed)
+    reps = np.mean([resampled(c, metric, idx) for c in runs], axis=0)
+    lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
+    return {"mean": float(np.mean([score(c, metric) for c in runs])), "low": float(lo), "high": float(hi),
+            "how": f"{100 * level:g} % bootstrap interval over {n:,} test examples"
+                   + (f", {len(runs)} seeds" if len(runs) > 1 else "")}
+
+
+def table_intervals(evidence: "RunEvidence", metric: str = "ece", methods=None, temperature: bool = True,
+                    **kw) -> dict:
+    """``{(method, scaled): interval}`` (:func:`interval`) of every method of ``evidence``
+    (or of ``methods``), pre-T and, with ``temperature``, post-T (the T of the evidence's
+    frame): what :func:`replicate.comparison.styled_table` shows on hover."""
+    keys = list(dict.fromkeys(m for m, _ in evidence.runs)) if methods is None else list(methods)
+    out = {}
+    for scaled in (False, True) if temperature else (False,):
+        cells = evidence.cells(scaled, metric)
+        for m in keys:
+            if any(k[0] == m for k in cells):
+                out[(m, scaled)] = interval(cells, m, metric, **kw)
+    return out
+
+
 def temperature_compare(ta, tb, claimed: str = "higher", val_a=None, val_b=None, alpha: float = ALPHA,
                         power: float = POWER, min_seeds: int = MIN_SEEDS, n_boot: int = 200, seed: int = 0,
                         what: str = "T(a) − T(b)") -> Resolution:
