@@ -24,7 +24,8 @@ def frame():
     th.add("t2", "Prop. 2", "how", "r", False)
     ex = cl.ClaimLog("mukhoti2020", "exp_focal_loss", "experiment", "Verdict")
     ex.add("e1", "Sec. 6", "how", "r", True, evidence="paper: Table 1")
-    ex.add("e1", "Sec. 6", "how", "r", cl.inconclusive("~145 seeds"), evidence="ours: cpu, cifar10, tiny_cnn, seeds 1, 2, 3")
+    ex.add("e1", "Sec. 6", "how", "r", cl.inconclusive("~145 seeds"),
+           evidence="ours: cpu, cifar10, tiny_cnn, seeds 1, 2, 3")
     ex.add("e2", "Sec. 6", "how", "r", False, evidence="ours: cpu, cifar10, tiny_cnn, seed 1")
     ex.add("e2", "Sec. 6", "how", "r", True, evidence="ours (AdaFocal Eq. 4): ours: gpu, cifar10, resnet50, seed 1")
     ex2 = cl.ClaimLog("tao2023", "exp_dual_focal", "experiment", list(cl.ledger.section_anchors("exp_dual_focal"))[1])
@@ -101,7 +102,8 @@ def test_a_filter_clicked_in_chromium_leaves_the_matching_rows_and_sorting_keeps
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"{server.origin}/index.html")
         visible = lambda: page.eval_on_selector_all(                                     # noqa: E731
-            "#claims-ledger tbody tr", "rows => rows.filter(r => r.offsetParent !== null).map(r => r.cells[1].textContent)")
+            "#claims-ledger tbody tr",
+            "rows => rows.filter(r => r.offsetParent !== null).map(r => r.cells[1].textContent)")
         assert page.is_visible("form.replicate-filters") and len(visible()) == len(frame)
         page.select_option("select[data-filter=verdict]", "fails")
         assert sorted(visible()) == sorted(frame[frame.verdict == "fails"].claim)
