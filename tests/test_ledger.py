@@ -59,7 +59,7 @@ def test_ledger_table_html_shows_every_row_links_each_section_and_hides_the_filt
     html = ledger.ledger_table(frame, caption="c").html
     body = html[html.index("<tbody>"):]
     assert body.count("<tr") == len(frame)
-    assert '<form class="replicate-filters" data-table="claims-ledger" hidden>' in html
+    assert '<form class="replicate-filters" data-table="claims-ledger-table" hidden>' in html
     assert 'data-filter-verdict="inconclusive"' in html and 'data-filter-evidence-type="our runs (gpu)"' in html
     assert 'href="exp_focal_loss.html#verdict"' in html
     assert '<option value="inconclusive">inconclusive (1)</option>' in html
@@ -93,7 +93,9 @@ def _site(tmp_path, body: str):
 def test_a_filter_clicked_in_chromium_leaves_the_matching_rows_and_sorting_keeps_them(frame, tmp_path):
     from playwright.sync_api import sync_playwright
 
-    _site(tmp_path, ledger.ledger_table(frame).html)
+    # a section with the table's own id before it, as a book page may have: the filter finds its table
+    _site(tmp_path, '<section id="claims-ledger-table"><h1>Claims ledger</h1></section>'
+          + ledger.ledger_table(frame).html)
     with htmlcheck._Server(tmp_path) as server, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=htmlcheck.find_chromium(), headless=True,
                                      args=list(htmlcheck.LAUNCH_ARGS))
@@ -102,7 +104,7 @@ def test_a_filter_clicked_in_chromium_leaves_the_matching_rows_and_sorting_keeps
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"{server.origin}/index.html")
         visible = lambda: page.eval_on_selector_all(                                     # noqa: E731
-            "#claims-ledger tbody tr",
+            "#claims-ledger-table tbody tr",
             "rows => rows.filter(r => r.offsetParent !== null).map(r => r.cells[1].textContent)")
         assert page.is_visible("form.replicate-filters") and len(visible()) == len(frame)
         page.select_option("select[data-filter=verdict]", "fails")
@@ -112,8 +114,8 @@ def test_a_filter_clicked_in_chromium_leaves_the_matching_rows_and_sorting_keeps
         assert visible() == ["e2"]
         page.select_option("select[data-filter=verdict]", "")
         assert sorted(visible()) == ["e1", "e2"]
-        page.click("#claims-ledger thead th:nth-child(2)")            # sort by claim: the filter stays
-        page.wait_for_function("document.querySelector('#claims-ledger thead th[aria-sort]') !== null")
+        page.click("#claims-ledger-table thead th:nth-child(2)")            # sort by claim: the filter stays
+        page.wait_for_function("document.querySelector('#claims-ledger-table thead th[aria-sort]') !== null")
         page.wait_for_timeout(100)
         assert sorted(visible()) == ["e1", "e2"]
         page.click("form.replicate-filters button[type=reset]")
@@ -123,7 +125,7 @@ def test_a_filter_clicked_in_chromium_leaves_the_matching_rows_and_sorting_keeps
         nojs = browser.new_context(java_script_enabled=False).new_page()
         nojs.goto(f"{server.origin}/index.html")
         assert not nojs.is_visible("form.replicate-filters")
-        assert nojs.eval_on_selector_all("#claims-ledger tbody tr",
+        assert nojs.eval_on_selector_all("#claims-ledger-table tbody tr",
                                          "rows => rows.filter(r => r.offsetParent !== null).length") == len(frame)
         browser.close()
 
@@ -135,3 +137,31 @@ def test_a_filtered_table_page_passes_the_html_check(tmp_path):
     cells = pd.DataFrame({"method": list("abc"), "verdict": ["holds", "fails", "holds"]})
     _site(tmp_path, sortable_table(cells, filters=cells[["verdict"]], table_id="t").html)
     assert htmlcheck.check_book(tmp_path) == []
+
+
+def test_the_slugs_the_ledger_links_to_are_ids_of_the_built_page(tmp_path, monkeypatch):
+    """A chapter's headings (unicode, an apostrophe, punctuation, math, a repeat) built by
+    Sphinx with MyST and replicate.book_html: every anchor ledger.link computes is an id of
+    the HTML page (the ledger's raw-HTML links land on their sections)."""
+    import re
+
+    from sphinx.cmd.build import build_main
+
+    from replicate import config
+
+    text = ("---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n---\n\n"
+            "# Top\n\n## Prop. 2: the Lambert-W γ*\n\n## Where FLSD-53's thresholds come from\n\n"
+            "## Lemma A.3, reconstructed\n\n## The $\\gamma$ gap\n\n### Claims\n\n## Claims\n")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "slugtest.md").write_text(text)
+    monkeypatch.setattr(config, "repo_root", lambda: tmp_path)
+    anchors = ledger.section_anchors.__wrapped__("slugtest")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text('extensions = ["myst_parser", "replicate.book_html"]\nmyst_heading_anchors = 3\n'
+                                 'myst_enable_extensions = ["dollarmath"]\n')
+    (src / "index.md").write_text(text.split("---\n", 2)[2])
+    assert build_main(["-q", "-b", "html", str(src), str(tmp_path / "out")]) == 0
+    ids = set(re.findall(r'id="([^"]+)"', (tmp_path / "out" / "index.html").read_text()))
+    assert "prop-2-the-lambert-w-γ" in anchors.values() and "the--gap" in anchors.values()
+    assert set(anchors.values()) <= ids, set(anchors.values()) - ids

@@ -187,4 +187,4 @@ def ledger_table(frame, caption: str = ""):
         "verdict": pd.Categorical(frame.verdict, categories=VERDICTS)})
     return sortable_table(cells[list(LEDGER_COLUMNS)], notes=None, caption=caption,
                           text_columns=LEDGER_COLUMNS, filters=filters, links=links, wrap=True,
-                          table_id="claims-ledger")
+                          table_id="claims-ledger-table")

@@ -7,8 +7,17 @@
  * its tbody) keeps working. */
 (function () {
   "use strict";
+  function target(form) {
+    // the table written right after the form; by id only as a fallback (a page's section
+    // may carry the same id as the table)
+    for (var el = form.nextElementSibling; el; el = el.nextElementSibling) {
+      if (el.tagName === "TABLE") { return el; }
+    }
+    var byId = document.getElementById(form.getAttribute("data-table"));
+    return byId && byId.tagName === "TABLE" ? byId : null;
+  }
   function apply(form) {
-    var table = document.getElementById(form.getAttribute("data-table"));
+    var table = target(form);
     if (!table) { return; }
     var chosen = [].slice.call(form.querySelectorAll("select[data-filter]")).map(function (s) {
       return [s.getAttribute("data-filter"), s.value];
