@@ -23,8 +23,18 @@ A ``mathjax_path`` set in ``_config.yml`` other than Sphinx's CDN default is lef
 ``sortable``) are sorted by a click on a column header by the script of the npm package
 ``sortable-tablesort`` 4.1.7 (the Unlicense; no PyPI package ships it, so its two small
 script files and its style sheet are vendored unchanged, with a header naming the source, in
-``replicate/static/sortable/``). ``replicate/static`` is added to ``html_static_path``, so
-Sphinx copies them into ``_static/sortable/``, and every page loads them (about 5 KB).
+``replicate/static/sortable/``). Tables written with filters are filtered by the project's
+own script ``replicate/static/filter/table-filter.js``. ``replicate/static`` is added to
+``html_static_path``, so Sphinx copies them into ``_static/``, and every page loads them
+(about 7 KB).
+
+**MyST's heading slugs are anchors.** With ``myst_heading_anchors`` MyST computes a slug
+for each heading (``#prop-2-the-lambert-w-γ``) and resolves markdown links to it, but the
+HTML element keeps docutils' id (``prop-2-the-lambert-w``). A link written as raw HTML (the
+claims ledger's table, :func:`replicate.claims.ledger.ledger_table`, links each claim to
+its section at the slug :func:`replicate.claims.ledger.link` computes) would miss; so each
+section that has a slug other than its ids also gets the slug as an id (an empty anchor
+element in the page).
 
 **Each script once.** sphinx-thebe 0.3 registers its inline configuration script
 (``const THEBE_JS_URL = ...``) after the HTML builder has started, and Sphinx 7 then
@@ -90,7 +100,8 @@ def _copy_after_build(app, exception) -> None:
 def _add_sortable_tables(app, config) -> None:
     """Serve the table-sorting script and style sheet of :mod:`replicate.html_table` from the
     book's ``_static`` folder (``replicate/static`` is added to ``html_static_path``) and load
-    them on every page (about 5 KB; they act only on tables of class ``sortable``)."""
+    them on every page (about 7 KB; they act only on tables of class ``sortable`` and on the
+    filter forms written with them)."""
     from .html_table import SCRIPTS, STATIC_DIR, STYLESHEETS
 
     missing = [f for f in (*SCRIPTS, *STYLESHEETS) if not (STATIC_DIR / f).is_file()]
@@ -101,6 +112,24 @@ def _add_sortable_tables(app, config) -> None:
         app.add_js_file(js)
     for css in STYLESHEETS:
         app.add_css_file(css)
+
+
+def add_slug_ids(doctree) -> int:
+    """Give every section with a MyST heading slug (``section["slug"]``) that slug as an
+    extra id; returns how many sections got one."""
+    from docutils import nodes
+
+    added = 0
+    for section in doctree.findall(nodes.section):
+        slug = section.get("slug")
+        if slug and slug not in section["ids"]:
+            section["ids"].append(slug)
+            added += 1
+    return added
+
+
+def _slug_anchors(app, doctree, docname) -> None:
+    add_slug_ids(doctree)
 
 
 def unique_scripts(scripts: list) -> list:
@@ -129,5 +158,6 @@ def setup(app):
     app.connect("config-inited", _use_local_path)
     app.connect("config-inited", _add_sortable_tables)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
+    app.connect("doctree-resolved", _slug_anchors)
     app.connect("build-finished", _copy_after_build)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -14,15 +14,17 @@ works there only where the script is loaded, i.e. in the book).
 """
 from __future__ import annotations
 
+import hashlib
 import html
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
 
 #: The folder of the vendored script and style sheet (copied into the book's ``_static``).
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-SCRIPTS = ("sortable/sortable.js", "sortable/sortable.a11y.js")
+SCRIPTS = ("sortable/sortable.js", "sortable/sortable.a11y.js", "filter/table-filter.js")
 STYLESHEETS = ("sortable/sortable-base.css",)
 #: Extra style for the book: a readable, compact table that scrolls sideways on small screens.
 _STYLE = ("<style>table.replicate-board{border-collapse:collapse;font-size:0.85em;display:block;overflow-x:auto}"
@@ -31,7 +33,11 @@ _STYLE = ("<style>table.replicate-board{border-collapse:collapse;font-size:0.85e
           "table.replicate-board th{position:sticky;top:0;background:var(--pst-color-background,#fff)}"
           "table.replicate-board td.text,table.replicate-board th.text{text-align:left}"
           "table.replicate-board caption{caption-side:bottom;text-align:left;font-size:0.9em}"
-          "table.replicate-board small{color:#666}</style>")
+          "table.replicate-board small{color:#666}"
+          "table.replicate-board.wrap td,table.replicate-board.wrap th{white-space:normal}"
+          "form.replicate-filters{display:flex;flex-wrap:wrap;gap:4px 12px;font-size:0.85em;margin:0.5em 0}"
+          "form.replicate-filters[hidden]{display:none}"
+          "form.replicate-filters select{max-width:22em}</style>")
 
 
 class SortableTable:
@@ -58,9 +64,37 @@ def _number(v) -> str | None:
     return None if math.isnan(x) else repr(x)
 
 
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", str(name).lower()).strip("-") or "f"
+
+
+def _options(values: pd.Series) -> list:
+    """The distinct values of a filter: a categorical's categories present, in their order;
+    otherwise in order of first appearance."""
+    present = set(values.dropna())
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return [v for v in values.cat.categories if v in present]
+    return [v for v in dict.fromkeys(values.dropna()) if v in present]
+
+
+def _filter_form(filters: pd.DataFrame, table_id: str) -> str:
+    esc = html.escape
+    parts = [f'<form class="replicate-filters" data-table="{esc(table_id)}" hidden>']
+    for name in filters.columns:
+        values = filters[name]
+        counts = values.value_counts()
+        opts = "".join(f'<option value="{esc(str(v))}">{esc(str(v))} ({int(counts[v])})</option>'
+                       for v in _options(values))
+        parts.append(f'<label>{esc(str(name))} <select data-filter="{_slug(name)}">'
+                     f'<option value="">all</option>{opts}</select></label>')
+    parts.append('<button type="reset">show all</button> <span class="replicate-filter-count"></span></form>')
+    return "".join(parts)
+
+
 def sortable_table(cells: pd.DataFrame, sort_keys: pd.DataFrame | None = None, notes: pd.DataFrame | None = None,
                    caption: str = "", text_columns=(), ascending_first: bool = True, table_id: str | None = None,
-                   title_row: dict | None = None) -> SortableTable:
+                   title_row: dict | None = None, filters: pd.DataFrame | None = None,
+                   links: pd.DataFrame | None = None, wrap: bool = False) -> SortableTable:
     """``cells`` (text shown, one row per table row; the index is not shown) as a sortable
     HTML table.
 
@@ -68,21 +102,39 @@ def sortable_table(cells: pd.DataFrame, sort_keys: pd.DataFrame | None = None, n
     (a NaN key sorts last in both directions; a column without keys sorts by its text); ``notes`` (same shape, text) a second, smaller line in a
     cell (e.g. a 95 % interval); ``text_columns`` are left-aligned. ``ascending_first``: the
     first click on a header sorts ascending. ``title_row`` maps a column to a tooltip for its
-    header (e.g. the metric's full name). Every text is HTML-escaped.
+    header (e.g. the metric's full name). ``filters`` (same index; one column per filter,
+    e.g. "paper", "verdict"; shown or not in ``cells``) adds the drop-down filters of the
+    module docstring (a categorical column keeps its categories' order); ``links`` (same
+    index, any of the columns) makes a cell's text a link to the given address; ``wrap``
+    lets long texts wrap. Every text is HTML-escaped.
     """
     if not isinstance(cells, pd.DataFrame) or cells.empty:
         raise ValueError("cells must be a non-empty DataFrame")
     if len(set(cells.columns)) != len(cells.columns):
         raise ValueError(f"cells must have distinct column names; got {list(cells.columns)}")
-    for name, other in (("sort_keys", sort_keys), ("notes", notes)):
+    for name, other in (("sort_keys", sort_keys), ("notes", notes), ("filters", filters), ("links", links)):
         if other is not None and not other.index.equals(cells.index):
             raise ValueError(f"{name} must have the index of cells")
     unknown = [c for c in text_columns if c not in cells.columns]
     if unknown:
         raise ValueError(f"text_columns {unknown} are not columns of cells; columns: {list(cells.columns)}")
+    if filters is not None:
+        slugs = [_slug(c) for c in filters.columns]
+        if filters.shape[1] == 0 or len(set(slugs)) != len(slugs):
+            raise ValueError(f"filters must have at least one column and distinct names; got {list(filters.columns)}")
+    if links is not None:
+        unknown = [c for c in links.columns if c not in cells.columns]
+        if unknown:
+            raise ValueError(f"links {unknown} are not columns of cells; columns: {list(cells.columns)}")
     esc = html.escape
-    classes = "sortable n-last replicate-board" + (" asc" if ascending_first else "")
-    out = [_STYLE, f'<table class="{classes}"' + (f' id="{esc(table_id)}"' if table_id else "") + ">"]
+    classes = "sortable n-last replicate-board" + (" asc" if ascending_first else "") + (" wrap" if wrap else "")
+    out = [_STYLE]
+    if filters is not None:
+        if table_id is None:      # a stable id: the same table gets the same id in every build
+            table_id = "t-" + hashlib.sha256(pd.util.hash_pandas_object(cells.astype(str), index=False)
+                                             .values.tobytes()).hexdigest()[:10]
+        out.append(_filter_form(filters, table_id))
+    out.append(f'<table class="{classes}"' + (f' id="{esc(table_id)}"' if table_id else "") + ">")
     if caption:
         out.append(f"<caption>{esc(caption)}</caption>")
     head = []
@@ -94,16 +146,21 @@ def sortable_table(cells: pd.DataFrame, sort_keys: pd.DataFrame | None = None, n
     out.append("<tbody>")
     for idx, row in cells.iterrows():
         tds = []
+        row_attrs = "" if filters is None else "".join(
+            f' data-filter-{_slug(c)}="{esc(str(filters.at[idx, c]))}"' for c in filters.columns)
         for c in cells.columns:
             attrs = ' class="text"' if c in text_columns else ""
             if sort_keys is not None and c in sort_keys.columns:
                 key = _number(sort_keys.at[idx, c])
                 attrs += f' data-sort="{key if key is not None else ""}"'   # empty: sorted last (n-last)
             text = esc(str(row[c]))
+            href = links.at[idx, c] if links is not None and c in links.columns else None
+            if isinstance(href, str) and href:
+                text = f'<a href="{esc(href)}">{text}</a>'
             note = notes.at[idx, c] if notes is not None and c in notes.columns else None
             if isinstance(note, str) and note:
                 text += f"<br><small>{esc(note)}</small>"
             tds.append(f"<td{attrs}>{text}</td>")
-        out.append("<tr>" + "".join(tds) + "</tr>")
+        out.append(f"<tr{row_attrs}>" + "".join(tds) + "</tr>")
     out.append("</tbody></table>")
     return SortableTable("".join(out), cells)

@@ -52,6 +52,38 @@ class ChapterError(RuntimeError):
     """A chapter failed to execute; the message names the chapter, cell and error."""
 
 
+def quiet_kernel_manager():
+    """The kernel manager papermill starts each chapter's kernel with: jupyter_client's
+    ``AsyncKernelManager`` talking to the kernel over local IPC sockets (files in Jupyter's
+    runtime folder, readable by this user only, removed at shutdown; TCP as before where
+    that folder's path is too long for a socket) instead of TCP on 127.0.0.1, so the kernel
+    has no reason to warn "Kernel is running over TCP without encryption", and not
+    interrupting the kernel when it shuts it down (jupyter_client sends SIGINT first, which
+    an idle kernel logs as "KeyboardInterrupt caught in kernel"); the shutdown request and,
+    after a second, the kill are unchanged. Kernel messages that matter are kept."""
+    import uuid
+
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    class QuietKernelManager(AsyncKernelManager):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            # an absolute socket path: the kernel runs in another folder than this process
+            runtime = Path(jupyter_runtime_dir())
+            base = runtime / f"kernel-{uuid.uuid4().hex[:12]}-ipc"
+            if len(str(base)) < 96:              # a Unix socket path holds at most 107 bytes
+                runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
+                self.transport, self.ip = "ipc", str(base)
+
+        async def _async_interrupt_kernel(self) -> None:
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
+    return QuietKernelManager
+
+
 @dataclass(frozen=True)
 class Chapter:
     """One executable chapter: its name, MyST source and executed target."""
@@ -217,6 +249,61 @@ def _atomic_write_notebook(nb, target: Path) -> None:
         raise
 
 
+def _parameters(source: Path, parameters: dict | None, profile: str | None):
+    """``(notebook, overrides, effective parameters)`` of a chapter, validated."""
+    nb = read_notebook(source)
+    defaults = default_parameters(nb)
+    overrides = validate_parameters(Path(source).stem, defaults,
+                                    {k: parse_value(v) for k, v in (parameters or {}).items()}, profile)
+    return nb, overrides, {**defaults, **overrides}
+
+
+def will_skip(source: Path, target: Path, parameters: dict | None = None, profile: str | None = None,
+              force: bool = False) -> bool:
+    """True when :func:`execute` would skip the chapter (its executed copy is up to date)."""
+    nb, _, effective = _parameters(Path(source), parameters, profile)
+    return not force and not _always_execute(nb) and is_up_to_date(Path(target), input_hash(Path(source), effective))
+
+
+def data_needs(source: Path, parameters: dict | None = None, profile: str | None = None) -> dict:
+    """The data sets the chapter ``source`` needs when executed with ``parameters`` at
+    ``profile``, as ``{data set: (options, why)}`` for
+    :func:`replicate.data.availability.require`; reads the run store, loads nothing.
+
+    - the data sets named by the parameters the chapter lists in its metadata
+      (``replicate: data_parameters: [dataset]``: a chapter that shows the data itself);
+    - for a chapter that trains (:data:`replicate.experiments.CHAPTERS`), the data sets of
+      the runs of its plan that no store holds (they would be trained), and of the runs it
+      holds that record no data copy and are not CIFAR-10 (the chapter names their data by
+      loading it, :func:`replicate.comparison.data_name`).
+    """
+    from . import experiments
+    from .data.availability import needed_by_runs
+
+    source = Path(source)
+    name = source.stem
+    nb, _, effective = _parameters(source, parameters, profile)
+    out = {}
+    for param in nb.metadata.get("replicate", {}).get("data_parameters", []):
+        if param not in effective:
+            raise ValueError(f"chapter {name!r} lists data parameter {param!r}, which is not one of its parameters: "
+                             f"{', '.join(effective)}")
+        out[effective[param]] = ({}, f"{name} (shows the data)")
+    if name in experiments.CHAPTERS:
+        allowed = set(experiments.plan_parameters(name))
+        plan = experiments.chapter_plan(name, **{k: v for k, v in effective.items() if k in allowed})
+        absent = plan.missing()
+        for ds, (options, why) in needed_by_runs(absent.values(), name).items():
+            out.setdefault(ds, (options, why))
+        from .runs import find
+
+        unnamed = [cfg for key, cfg in plan.configs().items() if key not in absent
+                   and (run := find(cfg)) is not None and not run.data.get("name")]
+        for ds, (options, _) in needed_by_runs(unnamed).items():
+            out.setdefault(ds, (options, f"{name} (its runs record no data copy; it names it by loading the data)"))
+    return out
+
+
 def execute(source: Path, target: Path, parameters: dict | None = None, profile: str | None = None,
             force: bool = False, log=print) -> Path:
     """Execute one chapter into ``target``; return the path. Skips when inputs are unchanged."""
@@ -225,11 +312,7 @@ def execute(source: Path, target: Path, parameters: dict | None = None, profile:
 
     source, target = Path(source), Path(target)
     name = source.stem
-    nb = read_notebook(source)
-    defaults = default_parameters(nb)
-    overrides = validate_parameters(name, defaults, {k: parse_value(v) for k, v in (parameters or {}).items()},
-                                    profile)
-    effective = {**defaults, **overrides}
+    nb, overrides, effective = _parameters(source, parameters, profile)
     digest = input_hash(source, effective)
     if not force and not _always_execute(nb) and is_up_to_date(target, digest):
         log(f"[replicate] {name}: unchanged, skipped ({target})")
@@ -239,7 +322,8 @@ def execute(source: Path, target: Path, parameters: dict | None = None, profile:
     start = time.perf_counter()
     try:
         out = papermill.execute_notebook(nb, None, parameters=overrides, kernel_name=KERNEL,
-                                         progress_bar=False, log_output=False, cwd=str(root))
+                                         progress_bar=False, log_output=False, cwd=str(root),
+                                         kernel_manager_class=quiet_kernel_manager())
     except PapermillExecutionError as err:
         raise ChapterError(f"chapter {name!r} failed in cell {err.exec_count}: {err.ename}: {err.evalue}") from None
     wall = time.perf_counter() - start
@@ -321,6 +405,7 @@ def build(profile: str | None = None, workdir: Path | None = None, force: bool =
         base = Path(workdir).resolve()
         _copy_book_sources(root, base)
     os.environ[BOOK_DIR_ENV] = str(base)  # the reproducibility page reads the executed chapters here
+    plan = []
     for ch in chapters:
         chosen = profile
         if profile is None:
@@ -330,8 +415,31 @@ def build(profile: str | None = None, workdir: Path | None = None, force: bool =
                 log(f"[replicate] {ch.name}: showing profile {shown} ({why})")
             elif why != "trains nothing":
                 log(f"[replicate] {ch.name}: showing its default profile ({why})")
-        execute(ch.source, base / CHAPTER_DIR / f"{ch.name}.ipynb", profile=chosen, force=force, log=log)
+        plan.append((ch, chosen, base / CHAPTER_DIR / f"{ch.name}.ipynb"))
+    check_data([(ch.source, chosen) for ch, chosen, target in plan
+                if not will_skip(ch.source, target, profile=chosen, force=force)], purpose="replicate book")
+    for ch, chosen, target in plan:
+        execute(ch.source, target, profile=chosen, force=force, log=log)
     return build_html(base, strict=strict, log=log)
+
+
+def check_data(chapters, purpose: str = "replicate book", data_dir=None, probe=None) -> dict:
+    """Before any of ``chapters`` (``(source, profile)`` pairs) executes: the data sets they
+    need (:func:`data_needs`); ``FileNotFoundError``, one line for all, when any is missing
+    and cannot be downloaded (:func:`replicate.data.availability.require`). Returns the
+    needs (``{data set: (options, why)}``, the reasons of several chapters joined)."""
+    from .data import availability
+
+    needs: dict = {}
+    for source, prof in chapters:
+        for ds, (options, why) in data_needs(source, profile=prof).items():
+            if ds in needs:
+                needs[ds] = (needs[ds][0], f"{needs[ds][1]}, {why}")
+            else:
+                needs[ds] = (options, why)
+    availability.require(needs, data_dir=data_dir, purpose=purpose,
+                         **({"probe": probe} if probe is not None else {}))
+    return needs
 
 
 def build_html(base: Path, strict: bool = True, log=print) -> Path:

@@ -10,8 +10,17 @@ from replicate import claims as cl
 
 
 def test_vocabulary_is_one_ordered_set_with_a_meaning_each():
-    assert len(set(cl.VERDICTS)) == len(cl.VERDICTS) == 7
+    assert len(set(cl.VERDICTS)) == len(cl.VERDICTS) == 8
     assert set(cl.MEANINGS) == set(cl.VERDICTS) and all(cl.MEANINGS.values())
+
+
+def test_inconclusive_says_what_would_decide_it():
+    o = cl.inconclusive("~145 seeds to resolve a difference this size")
+    assert (o.verdict, o.note) == ("inconclusive", "~145 seeds to resolve a difference this size")
+    assert cl.INCONCLUSIVE in cl.VERDICTS and "noise" in cl.MEANINGS[cl.INCONCLUSIVE]
+    with pytest.raises(ValueError, match="needs"):
+        cl.inconclusive(" ")
+    assert "**inconclusive**" in cl.ledger.vocabulary_markdown()
 
 
 @pytest.mark.parametrize("ok, verdict", [(True, "holds"), (False, "fails"), (np.bool_(True), "holds")])

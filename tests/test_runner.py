@@ -156,3 +156,61 @@ def test_provenance_table_reads_executed_chapters_and_keeps_the_dirty_mark(tmp_p
     table = runner.provenance_table()
     assert list(table["chapter"]) == [n for n in names if n != "reproducibility"]
     assert set(table["commit"]) == {"0123456789ab-dirty"} and set(table["wall time (s)"]) == {12.3}
+
+
+@pytest.mark.slow
+def test_executing_a_chapter_prints_no_kernel_chatter(chapter, tmp_path, capfd):
+    """The kernel talks over IPC sockets and is not interrupted at shutdown: neither "Kernel
+    is running over TCP without encryption" nor "KeyboardInterrupt caught in kernel"."""
+    for i in range(3):
+        runner.execute(chapter, tmp_path / f"quiet{i}.ipynb", log=lambda *_: None)
+    out, err = capfd.readouterr()
+    assert "without encryption" not in out + err and "KeyboardInterrupt" not in out + err
+    assert "cpu 1.5 x" in (tmp_path / "quiet0.ipynb").read_text()
+
+
+@pytest.mark.slow
+def test_quiet_kernel_manager_still_interrupts_a_running_kernel_but_not_at_shutdown():
+    import asyncio
+    import signal
+
+    async def main():
+        km = runner.quiet_kernel_manager()(kernel_name="python3")
+        sent = []
+        original = km._async_signal_kernel
+
+        async def spy(signum):
+            sent.append(signum)
+            await original(signum)
+
+        km._async_signal_kernel = spy
+        await km.start_kernel()
+        assert km.transport == "ipc" and Path(km.ip).is_absolute()
+        await km.interrupt_kernel()
+        assert sent == [signal.SIGINT]
+        await km.shutdown_kernel()
+        assert sent == [signal.SIGINT] and not list(Path(km.ip).parent.glob(Path(km.ip).name + "-*"))
+
+    asyncio.run(main())
+
+
+DAMAGED = CHAPTER.replace('print(profile, result, label)', 'import replicate as rp\nrp.runs.load(label).logits("test")')
+
+
+@pytest.mark.slow
+def test_a_chapter_reading_a_damaged_committed_run_stops_with_one_line(tmp_path, monkeypatch):
+    import shutil
+
+    src_run = next(p for p in sorted((config.repo_root() / "results" / "runs").iterdir()) if p.is_dir())
+    results = tmp_path / "results"
+    shutil.copytree(src_run, results / "runs" / src_run.name)
+    data = (results / "runs" / src_run.name / "logits.npz").read_bytes()
+    (results / "runs" / src_run.name / "logits.npz").write_bytes(data[:len(data) // 2])
+    monkeypatch.setenv("REPLICATE_RESULTS", str(results))            # the kernel inherits it
+    src = tmp_path / "reads.md"
+    src.write_text(DAMAGED)
+    with pytest.raises(runner.ChapterError) as err:
+        runner.execute(src, tmp_path / "reads.ipynb", parameters={"label": src_run.name}, log=lambda *_: None)
+    text = str(err.value)
+    assert "\n" not in text and "DamagedRunError: run " in text
+    assert f"runs/{src_run.name}: logits.npz is damaged (truncated or corrupt" in text and "git checkout --" in text

@@ -82,3 +82,109 @@ def vocabulary_markdown() -> str:
     lines = ["| verdict | meaning |", "|---|---|"]
     lines += [f"| **{v}** | {MEANINGS[v]} |" for v in VERDICTS]
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- evidence types
+THEORY, PAPER_TABLES = "theory", "the paper's tables"
+#: The profiles of our runs, smallest first (the order of the "our runs" evidence types).
+RUN_PROFILES = ("smoke", "cpu", "gpu", "paper")
+#: Every evidence type, in the order the count tables show them.
+EVIDENCE_TYPES = (THEORY, PAPER_TABLES, *(f"our runs ({p})" for p in RUN_PROFILES))
+
+
+def evidence_type(kind: str, evidence: str) -> str:
+    """What a verdict rests on: ``theory`` (a computation), ``the paper's tables`` (the
+    paper's own printed numbers) or ``our runs (PROFILE)`` (our trained models at that
+    profile, read from evidence labels such as "ours: cpu, cifar10, tiny_cnn, seed 1" or
+    "ours (AdaFocal Eq. 4): ours: gpu, ..."). ValueError for an experiment row whose
+    evidence names neither."""
+    import re
+
+    if kind == "theory":
+        return THEORY
+    m = re.search(r"\bours: (\w+)", evidence or "")
+    if m:
+        if m.group(1) not in RUN_PROFILES:
+            raise ValueError(f"evidence {evidence!r} names profile {m.group(1)!r}; profiles: {', '.join(RUN_PROFILES)}")
+        return f"our runs ({m.group(1)})"
+    if (evidence or "").startswith("paper"):
+        return PAPER_TABLES
+    raise ValueError(f"evidence of an experiment claim must start with 'ours' or 'paper'; got {evidence!r}")
+
+
+def evidence_types(frame):
+    """The :func:`evidence_type` of every row of a claims frame, as an ordered categorical
+    (categories :data:`EVIDENCE_TYPES`)."""
+    import pandas as pd
+
+    values = [evidence_type(k, e) for k, e in zip(frame["kind"], frame["evidence"])]
+    return pd.Series(pd.Categorical(values, categories=EVIDENCE_TYPES), index=frame.index, name="evidence type")
+
+
+def counts_by_evidence(frame, by_paper: bool = False):
+    """Verdict counts split by what they rest on (:func:`evidence_type`: theory, the paper's
+    tables, our runs at each profile), one row per evidence type present (per paper and
+    evidence type with ``by_paper``, papers by their short names in registry order), plus
+    an "all" row; the columns of :func:`replicate.claims.counts_frame`."""
+    import pandas as pd
+
+    from .log import counts_frame
+
+    f = frame.assign(**{"evidence type": evidence_types(frame).astype(str)})
+    if not by_paper:
+        out = counts_frame(f, by="evidence type")
+        out = out.loc[[t for t in EVIDENCE_TYPES if t in out.index]]
+        out.loc["all"] = out.sum()
+        return out
+    parts = {}
+    for paper, g in f.groupby("paper", sort=False):
+        sub = counts_frame(g, by="evidence type")
+        parts[PAPERS[paper].short] = sub.loc[[t for t in EVIDENCE_TYPES if t in sub.index]]
+    return pd.concat(parts, names=["paper", "evidence type"])
+
+
+def split_summary(frame) -> str:
+    """One sentence of the verdicts per evidence type, for prose: "theory: 120 claims (100
+    holds, 8 fails, ...); the paper's tables: ...; our runs (cpu): ..."."""
+    c = counts_by_evidence(frame).drop(index="all")
+    parts = []
+    for kind, row in c.iterrows():
+        verdicts = ", ".join(f"{int(n)} {v}" for v, n in row.drop("total").items() if n)
+        parts.append(f"{kind}: {int(row['total'])} verdict{'s' if row['total'] != 1 else ''} ({verdicts})")
+    return "; ".join(parts)
+
+
+# ----------------------------------------------------------------------------- the filterable table
+LEDGER_COLUMNS = ("paper", "claim", "where", "evidence", "verdict", "note", "decided in")
+FILTERS = ("paper", "kind", "evidence type", "verdict")
+
+
+def ledger_table(frame, caption: str = ""):
+    """A claims frame as the ledger's HTML table (:func:`replicate.html_table.sortable_table`):
+    one row per verdict, columns :data:`LEDGER_COLUMNS` (the last links to the deciding
+    section of the chapter, at the anchor MyST gives it), sortable by any column, and
+    filtered in the browser by paper, kind, evidence type (:func:`evidence_type`) and
+    verdict (:data:`FILTERS`). Without JavaScript the whole table shows."""
+    import pandas as pd
+
+    from ..html_table import sortable_table
+    from .vocabulary import VERDICTS
+
+    if frame.empty:
+        raise ValueError("frame must hold at least one claim")
+    frame = frame.reset_index(drop=True)
+    cells = pd.DataFrame({
+        "paper": [PAPERS[p].short for p in frame.paper], "claim": frame.claim, "where": frame["where"],
+        "evidence": frame.evidence.where(frame.evidence.astype(bool), "(theory)"), "verdict": frame.verdict,
+        "note": frame.note, "decided in": [f"{c} › {s}" for c, s in zip(frame.chapter, frame.section)]})
+    links = pd.DataFrame({"decided in": [link(c, s).replace(".ipynb#", ".html#")
+                                         for c, s in zip(frame.chapter, frame.section)]})
+    papers = list(dict.fromkeys(PAPERS[p].short for p in frame.paper))
+    filters = pd.DataFrame({
+        "paper": pd.Categorical(cells.paper, categories=papers),
+        "kind": pd.Categorical(frame.kind, categories=["theory", "experiment"]),
+        "evidence type": evidence_types(frame).values,
+        "verdict": pd.Categorical(frame.verdict, categories=VERDICTS)})
+    return sortable_table(cells[list(LEDGER_COLUMNS)], notes=None, caption=caption,
+                          text_columns=LEDGER_COLUMNS, filters=filters, links=links, wrap=True,
+                          table_id="claims-ledger-table")

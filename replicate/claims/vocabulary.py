@@ -11,7 +11,12 @@ that qualify it). The vocabulary:
     e.g. a range of gamma);
 ``fails``
     the check contradicts the statement (the counterexample or the measured violation is
-    given);
+    given); on our runs, only when the runs resolve the contrary of the claim (the
+    difference is outside their noise);
+``inconclusive``
+    evidence from our runs whose difference is within the runs' noise: the runs cannot
+    tell whether the claim holds (what would decide it is given: the seeds or the test
+    examples needed);
 ``misprinted``
     the printed formula fails, and a corrected formula, stated beside it, is checked and
     holds (a corrected formula that also fails makes the verdict ``fails``);
@@ -34,11 +39,13 @@ HOLDS_WITH_CONDITIONS = "holds with conditions"
 FAILS = "fails"
 MISPRINTED = "misprinted"
 DEPENDS_ON_READING = "depends on reading"
+INCONCLUSIVE = "inconclusive"
 BEYOND_THE_PAPER = "beyond the paper"
 NOT_TESTED = "not tested"
 
 #: Every verdict, in the order tables count them.
-VERDICTS = (HOLDS, HOLDS_WITH_CONDITIONS, MISPRINTED, DEPENDS_ON_READING, FAILS, BEYOND_THE_PAPER, NOT_TESTED)
+VERDICTS = (HOLDS, HOLDS_WITH_CONDITIONS, MISPRINTED, DEPENDS_ON_READING, FAILS, INCONCLUSIVE, BEYOND_THE_PAPER,
+            NOT_TESTED)
 
 #: One sentence per verdict (the book's page on verdicts shows them).
 MEANINGS = {
@@ -46,7 +53,10 @@ MEANINGS = {
     HOLDS_WITH_CONDITIONS: "it holds only under a condition the paper does not state; the condition is given",
     MISPRINTED: "the printed formula fails; a corrected formula, stated beside it, is checked and holds",
     DEPENDS_ON_READING: "the wording admits readings whose verdicts differ; each reading's verdict is given",
-    FAILS: "the check contradicts the statement; the counterexample or measured violation is given",
+    FAILS: "the check contradicts the statement; the counterexample or measured violation is given (on our runs: "
+           "the runs resolve the contrary, beyond their noise)",
+    INCONCLUSIVE: "our runs cannot tell: the difference the claim is about is within the runs' noise (across "
+                  "seeds, or over resampled test examples with one seed); what would decide it is given",
     BEYOND_THE_PAPER: "a statement the book adds, not the paper's; its own result is given, never counted "
                       "for or against the paper",
     NOT_TESTED: "the check could not be run here; the reason is given",
@@ -131,6 +141,14 @@ def beyond(ok) -> Outcome:
     """A statement the book adds: verdict ``beyond the paper``, its own check in ``check``."""
     o = ok if isinstance(ok, Outcome) else check(ok)
     return Outcome(BEYOND_THE_PAPER, o.note, check=o.verdict)
+
+
+def inconclusive(needs: str) -> Outcome:
+    """``inconclusive``: the runs cannot tell; ``needs`` says what would decide it (e.g.
+    "~145 seeds to resolve a difference this size")."""
+    if not isinstance(needs, str) or not needs.strip():
+        raise ValueError("needs must say what would decide the claim (seeds or test examples needed)")
+    return Outcome(INCONCLUSIVE, needs)
 
 
 def untested(reason: str) -> Outcome:

@@ -30,7 +30,11 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    form (:func:`layouts.summary_long`), and the layouts of ablation tables by setting, means ±
    standard errors and the recorded defects of a table (:func:`layouts.table_notes`).
 9. :mod:`.ood` -- out-of-distribution AUROC and ROC curves from the runs' OOD logits.
-10. The leaderboard's machinery: :mod:`.board` (every run under no calibration, TS and FTS,
+10. :mod:`.noise` -- whether our runs resolve a comparison: ``holds`` / ``fails`` /
+   ``inconclusive`` for a comparative claim (paired t-test over seeds with three or more,
+   else a paired bootstrap over the test examples; best-of-N by bootstrap rank intervals;
+   a temperature's range), the tests a :class:`Claim` carries as ``noise``.
+11. The leaderboard's machinery: :mod:`.board` (every run under no calibration, TS and FTS,
    every metric on any subset of the test samples, seed intervals, bootstrap rank intervals,
    the sortable table), :mod:`.pairs` (paired tests over seeds for every pair of methods, with
    the seeds each difference would need) and :mod:`.agreement` (Kendall's tau between our
@@ -45,7 +49,7 @@ from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, ft
                            posthoc_logits, resolve_grid, summarise_posthoc)
 from .posthoc_eval import cell as posthoc_value
 from .posthoc_tables import fts_caption, fts_column, paper_posthoc, posthoc_table, styled
-from . import agreement, board, layouts, pairs, stats
+from . import agreement, board, layouts, noise, pairs, stats
 from .plan import (Plan, add_referenced, check_datasets, check_seeds, configs, load, load_groups, reuse_finished, train,
                    train_configs)
 from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_name, describe_runs,
@@ -54,7 +58,8 @@ from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_n
 from .verdicts import Claim, below, log_claims, lowest, present, short, verdicts
 
 __all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "Plan", "check_seeds", "configs", "train",
-           "train_configs", "load", "load_groups", "check_datasets", "add_referenced", "reuse_finished", "board", "pairs", "agreement", "stats", "PaperReference",
+           "train_configs", "load", "load_groups", "check_datasets", "add_referenced", "reuse_finished", "board", "pairs", "agreement", "stats",
+           "noise", "PaperReference",
            "paper_reference", "paper_values", "metric_tables",
            "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits", "evaluate_runs",
            "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption", "styled_table",

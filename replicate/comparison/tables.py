@@ -243,10 +243,28 @@ def table_caption(metric: str, ref: PaperReference, ours: str, selected_by: str 
     return f"{METRIC_NAMES[metric]}; {ts}. {where}. {ours}."
 
 
+def interval_tips(frame: pd.DataFrame, methods, intervals: dict, digits: int = 2) -> pd.DataFrame:
+    """Tooltips for a :func:`side_by_side` frame: in each "ours" cell whose method has an
+    interval in ``intervals`` (``{(method key, temperature scaled): {"low", "high", "how"}}``,
+    :func:`replicate.comparison.noise.table_intervals`), "[low, high] (how)"; elsewhere empty."""
+    tips = pd.DataFrame("", index=frame.index, columns=frame.columns)
+    for m in methods:
+        for scaled, phase in ((False, "Pre T"), (True, "Post T")):
+            iv = intervals.get((m.key, scaled))
+            if iv is None or (phase, "ours") not in frame.columns or m.label not in frame.index:
+                continue
+            if math.isfinite(iv["low"]):
+                tips.loc[m.label, (phase, "ours")] = (f"[{iv['low']:.{digits}f}, {iv['high']:.{digits}f}] "
+                                                      f"({iv['how']})")
+    return tips
+
+
 def styled_table(ours: pd.DataFrame, paper: pd.DataFrame | None, metric: str, methods, ref: PaperReference,
-                 source: str, **caption_kw):
+                 source: str, intervals: dict | None = None, **caption_kw):
     """:func:`side_by_side` (or :func:`s99_side_by_side` for ``metric="s99"``) as a pandas
-    Styler captioned by :func:`table_caption`, ready to display in a chapter."""
+    Styler captioned by :func:`table_caption`, ready to display in a chapter. ``intervals``
+    (:func:`replicate.comparison.noise.table_intervals` of the same metric) puts each of our
+    cells' interval in a tooltip (:func:`interval_tips`) and says so in the caption."""
     if metric == "s99":
         frame = s99_side_by_side(ours, paper, methods)
         cap = table_caption("s99_fraction", ref, source, **caption_kw).replace(
@@ -254,5 +272,10 @@ def styled_table(ours: pd.DataFrame, paper: pd.DataFrame | None, metric: str, me
     else:
         frame = side_by_side(ours, paper, metric, methods, temperature=metric != "error")
         cap = table_caption(metric, ref, source, **caption_kw)
-    return frame.style.set_caption(cap).set_table_styles(
+    if intervals:
+        cap += " Hover over one of our cells for its interval (the noise of the runs)."
+    styler = frame.style.set_caption(cap).set_table_styles(
         [{"selector": "caption", "props": "caption-side: bottom; font-size: small; text-align: left;"}])
+    if intervals and metric != "s99":
+        styler = styler.set_tooltips(interval_tips(frame, methods, intervals))
+    return styler

@@ -10,6 +10,13 @@ the paper's own table. :func:`log_claims` writes the verdicts into a chapter's
 :class:`replicate.claims.ClaimLog` (one row per claim and evidence), which the registry
 collects.
 
+On our runs a comparative claim must also respect the runs' noise: a claim with a
+``noise`` test (:mod:`replicate.comparison.noise`: ``lower``, ``higher``, ``best``,
+``near``, ``all_of``) is decided on the evidence labels whose runs are passed to
+:func:`log_claims` (``runs``) by that test -- ``holds`` / ``fails`` only when the runs
+resolve the difference, else ``inconclusive`` with the seeds or test examples that would
+decide it -- and by its ``rule`` elsewhere (the paper's printed numbers carry no noise).
+
 The rule helpers (:func:`present`, :func:`lowest`, :func:`below`, :func:`short`) are
 shared by every paper's rules.
 """
@@ -29,12 +36,15 @@ from .tables import value
 @dataclass(frozen=True)
 class Claim:
     """A conclusion of a paper: ``rule(summary) -> (numbers, outcome)``; ``how`` says what
-    the rule compares (shown in the claims table)."""
+    the rule compares (shown in the claims table). ``noise`` (optional), a test of
+    :mod:`replicate.comparison.noise` (``noise.lower("flsd53", "cross_entropy")``), decides
+    the claim on our runs with their noise (:func:`log_claims` with ``runs``)."""
 
     text: str
     source: str
     rule: Callable[[pd.DataFrame], tuple]
     how: str = ""
+    noise: Callable | None = None
 
 
 def short(key: str) -> str:
@@ -80,17 +90,35 @@ def verdicts(summaries: dict, claims) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["claim", "source", "evidence", "numbers", "verdict", "note"])
 
 
-def log_claims(log: ClaimLog, claims, summaries: dict, missing: dict | None = None) -> ClaimLog:
+def log_claims(log: ClaimLog, claims, summaries: dict, missing: dict | None = None,
+               runs: dict | None = None) -> ClaimLog:
     """Add one row per (claim, evidence) to ``log``: the rule's numbers as the result and its
     outcome as the verdict. ``missing`` maps an evidence label with no numbers (e.g. runs
-    not in the store) to the reason: its rows are ``not tested`` with that reason."""
-    from ..claims import untested
+    not in the store) to the reason: its rows are ``not tested`` with that reason.
 
+    ``runs`` maps an evidence label of ``summaries`` to its runs, a
+    :class:`replicate.comparison.noise.RunEvidence` (or ``{(method, seed): Run}``): there a
+    claim with a ``noise`` test is decided by that test (its interval and what would decide
+    it are the result; the rule's numbers are kept after them); where the rule itself says
+    ``not tested`` (a number it needs is missing, or the models are outside the claim's
+    regime) that verdict stands and the test is not run."""
+    from ..claims import untested
+    from .noise import RunEvidence
+
+    evidence = {}
+    for label, ev in (runs or {}).items():
+        if label not in summaries:
+            raise ValueError(f"runs names evidence {label!r} that is not in summaries: {', '.join(summaries)}")
+        evidence[label] = ev if isinstance(ev, RunEvidence) else RunEvidence(ev)
     for claim in tuple(claims):
         for label, summ in summaries.items():
             numbers, outcome = claim.rule(summ)
-            log.add(claim.text, claim.source, claim.how or "rule on the tables", numbers, as_outcome(outcome),
-                    evidence=label)
+            o, how = as_outcome(outcome), claim.how or "rule on the tables"
+            if claim.noise is not None and label in evidence and o.verdict != "not tested":
+                res = claim.noise(evidence[label])
+                o, numbers = res.outcome, f"{res.text}; {numbers}"
+                how = f"{how}; decided within the runs' noise ({res.test})"
+            log.add(claim.text, claim.source, how, numbers, o, evidence=label)
         for label, reason in (missing or {}).items():
             log.add(claim.text, claim.source, claim.how or "rule on the tables", "–", untested(reason),
                     evidence=label)

@@ -13,6 +13,15 @@ name and renamed into place, so a half-written run is never read as finished. St
 ``cache`` (:func:`replicate.config.cache_dir`, local). Checkpoints live only in
 ``<cache>/checkpoints/<key>.pt`` and are deleted when the run finishes.
 
+A damaged file of a finished run (a half-written ``record.json``, a truncated
+``logits.npz``) is never read as a run. In the committed ``results`` store it stops with
+:class:`DamagedRunError`, one line naming the run folder, the file, what is wrong and the
+fix (``git checkout -- results/runs/<key>``, or delete the folder to retrain); the record
+is checked when the run is opened, the logits when they are read. In the writable
+``cache`` an entry whose record or logits do not read back is moved aside (to
+``<cache>/runs/.damaged/<key>-<time>``) with a warning when it is looked up, and treated
+as missing, so it is trained again.
+
 Temperature scaling follows the papers' code (PROTOCOL.md "Metrics"): grid T = 0.1..10.0
 chosen by minimum validation ECE (:func:`replicate.posthoc.fit_temperature`).
 """
@@ -26,15 +35,117 @@ import shutil
 import sys
 import time
 import uuid
+import warnings
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 from .. import config as _config
+from ..data.archives import DataArchiveError
 from .spec import RunConfig
 
 STORES = ("results", "cache")
 FORMAT = 1
+#: The fields every record holds (a record without one of them is damaged).
+RECORD_FIELDS = ("key", "config", "resolved", "metrics", "temperature", "history", "provenance", "wall_time")
+#: What reading a damaged ``logits.npz`` raises (a truncated zip, a corrupt member, a missing one).
+LOGITS_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError)
+#: The folder of a store's runs where damaged cache entries are moved aside.
+DAMAGED_DIR = ".damaged"
+
+
+class DamagedRunError(DataArchiveError):
+    """A file of a finished run is truncated, corrupted or missing. The message is one line:
+    the run folder, the file, what is wrong, and the fix."""
+
+
+def _store_of(path: Path) -> str:
+    for name in STORES:
+        if Path(path).parent == store_dir(name):
+            return name
+    return "other"
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when it lies inside it (as git names it)."""
+    try:
+        return str(Path(path).resolve().relative_to(_config.repo_root()))
+    except ValueError:
+        return str(path)
+
+
+def damaged(run_dir: Path, name: str, what: str) -> DamagedRunError:
+    """The one-line error for the damaged file ``name`` of the run folder ``run_dir``."""
+    run_dir = Path(run_dir)
+    where = _shown(run_dir)
+    if _store_of(run_dir) == "results":
+        fix = (f"restore the committed copy with `git checkout -- {where}` (or delete {where} to train the run "
+               f"again)")
+    else:
+        fix = f"delete {where} to train the run again"
+    what = " ".join(str(what).split())
+    return DamagedRunError(f"run {where}: {name} is damaged ({what}); {fix}")
+
+
+def _read_record(run_dir: Path) -> dict:
+    """The record of ``run_dir``, checked: JSON, every field of :data:`RECORD_FIELDS`, its
+    key the folder's name, a configuration that resolves; else :class:`DamagedRunError`."""
+    path = run_dir / "record.json"
+    try:
+        record = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise damaged(run_dir, "record.json", f"not valid JSON, half-written? {type(exc).__name__}: {exc}") from None
+    if not isinstance(record, dict):
+        raise damaged(run_dir, "record.json", f"a JSON {type(record).__name__}, not a record")
+    lacking = [f for f in RECORD_FIELDS if f not in record]
+    if lacking:
+        raise damaged(run_dir, "record.json", f"lacks {', '.join(lacking)}")
+    if record["key"] != run_dir.name and not run_dir.name.startswith(".tmp-"):
+        raise damaged(run_dir, "record.json", f"holds the record of run {record['key']}, not of {run_dir.name}")
+    return record
+
+
+def check_logits(run_dir: Path) -> None:
+    """Read every array of ``run_dir/logits.npz`` back (CRC-checked by zipfile);
+    :class:`DamagedRunError` when it is missing, truncated or corrupt."""
+    path = Path(run_dir) / "logits.npz"
+    try:
+        with open(path, "rb") as fh, np.load(fh) as f:      # our handle: closed even when np.load fails
+            for name in f.files:
+                f[name]
+    except LOGITS_ERRORS as exc:
+        what = "missing" if isinstance(exc, FileNotFoundError) else \
+            f"truncated or corrupt, {type(exc).__name__}: {exc}"
+        raise damaged(run_dir, "logits.npz", what) from None
+
+
+def _move_aside(run_dir: Path, err: DamagedRunError) -> None:
+    """Move a damaged cache entry to ``<cache>/runs/.damaged/`` and warn (one line)."""
+    target = run_dir.parent / DAMAGED_DIR / f"{run_dir.name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:4]}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.rename(run_dir, target)
+    except OSError:
+        if run_dir.exists():
+            raise
+        return                                          # another process moved it first
+    warnings.warn(f"{err}; it was moved aside to {_shown(target)} and the run counts as missing", stacklevel=3)
+
+
+def _open(run_dir: Path):
+    """The finished run in ``run_dir``, or None for a damaged cache entry (moved aside, with a
+    warning); a damaged run of any other store raises :class:`DamagedRunError`."""
+    if _store_of(run_dir) != "cache":
+        return Run(run_dir)
+    try:
+        run = Run(run_dir)
+        check_logits(run_dir)
+        return run
+    except DamagedRunError as err:
+        _move_aside(run_dir, err)
+        return None
 
 
 def store_dir(store: str) -> Path:
@@ -76,9 +187,12 @@ class Run:
         record_file = self.path / "record.json"
         if not record_file.exists():
             raise FileNotFoundError(f"no finished run at {self.path} (record.json missing)")
-        self.record = json.loads(record_file.read_text())
+        self.record = _read_record(self.path)
         self.key: str = self.record["key"]
-        self.config = RunConfig.from_dict(self.record["config"])
+        try:
+            self.config = RunConfig.from_dict(self.record["config"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise damaged(self.path, "record.json", f"its configuration does not read: {exc}") from None
         self.resolved: dict = self.record["resolved"]
         self.metrics: dict = self.record["metrics"]
         self.temperature: float = self.record["temperature"]
@@ -88,10 +202,7 @@ class Run:
 
     @property
     def store(self) -> str:
-        for name in STORES:
-            if self.path.parent == store_dir(name):
-                return name
-        return "other"
+        return _store_of(self.path)
 
     @property
     def data(self) -> dict:
@@ -126,8 +237,13 @@ class Run:
         if split not in allowed:
             raise ValueError(f"split must be one of {', '.join(allowed)} for run {self.key}; got {split!r}")
         name = split.replace("ood:", "ood_")
-        with np.load(self.path / "logits.npz") as f:
-            return f[f"{name}_logits"].astype(np.float32), f[f"{name}_labels"].astype(np.int64)
+        try:
+            with open(self.path / "logits.npz", "rb") as fh, np.load(fh) as f:
+                return f[f"{name}_logits"].astype(np.float32), f[f"{name}_labels"].astype(np.int64)
+        except LOGITS_ERRORS as exc:
+            what = "missing" if isinstance(exc, FileNotFoundError) else \
+                f"truncated or corrupt, {type(exc).__name__}: {exc}"
+            raise damaged(self.path, "logits.npz", what) from None
 
     def history_frame(self):
         """The per-epoch history as a pandas DataFrame (nested per-split metrics flattened
@@ -168,7 +284,9 @@ def find(config: RunConfig | str) -> Run | None:
     for store in STORES:
         path = store_dir(store) / key
         if (path / "record.json").exists():
-            return Run(path)
+            run = _open(path)
+            if run is not None:
+                return run
     return None
 
 
@@ -180,11 +298,13 @@ def load(key: str, store: str | None = None) -> Run:
         base = store_dir(name)
         if base.exists():
             matches += [p for p in sorted(base.iterdir()) if p.name.startswith(key) and (p / "record.json").exists()]
-    if not matches:
-        raise ValueError(f"no finished run with key {key!r} in {', '.join(stores)}")
     if len({p.name for p in matches}) > 1:
         raise ValueError(f"key prefix {key!r} is ambiguous: {', '.join(sorted({p.name for p in matches}))}")
-    return Run(matches[0])
+    for path in matches:
+        run = _open(path)
+        if run is not None:
+            return run
+    raise ValueError(f"no finished run with key {key!r} in {', '.join(stores)}")
 
 
 def list_runs(store: str = "all"):
@@ -196,8 +316,9 @@ def list_runs(store: str = "all"):
     for name in stores:
         base = store_dir(name)
         if base.exists():
-            rows += [Run(p).summary() for p in sorted(base.iterdir())
+            found = [_open(p) for p in sorted(base.iterdir())
                      if not p.name.startswith(".") and (p / "record.json").exists()]
+            rows += [r.summary() for r in found if r is not None]
     columns = ["key", "store", "dataset", "model", "loss", "profile", "seed", "epochs", "error", "ece",
                "ece_ts", "T", "wall_time"]
     return pd.DataFrame(rows, columns=columns)
