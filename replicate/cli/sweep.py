@@ -59,6 +59,10 @@ def _cmd_sweep(args) -> int:
         print(sweep.totals(table, workers))
         return 0
     todo = {k: c for k, c in plan.configs().items() if k in set(table.key[~table.finished])}
+    from ..data import availability
+
+    # every data set the runs need, checked before any run starts: one line for all that are missing
+    availability.require(availability.needed_by_runs(todo.values(), f"sweep {name}"), purpose="replicate sweep")
     log_dir = _log_dir(args, name, params)
     log_dir.mkdir(parents=True, exist_ok=True)
     print(sweep.totals(table, workers) + f"; logs in {log_dir}")

@@ -164,10 +164,14 @@ def _remember(keys) -> list[str]:
 
 
 def prepare_data(items, log) -> None:
-    """Decode each data set the runs need once, in this process, before the workers start
-    (so that several workers do not decode the same archive at once)."""
+    """Check that every data set the runs need is at hand (one line for all that are not),
+    then decode each once, in this process, before the workers start (so that several
+    workers do not decode the same archive at once)."""
     from .. import data
+    from ..data import availability
 
+    availability.require(availability.needed_by_runs([it.config for it in items], "gpu-job"),
+                         purpose="replicate gpu-job")
     for name in sorted({it.config.dataset for it in items}):
         t0 = time.monotonic()
         data.load(name, download=False)
