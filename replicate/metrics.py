@@ -108,7 +108,7 @@ class ReliabilityBins:
 
     @property
     def ece(self) -> float:
-        """Count-weighted mean of |gap| (Mukhoti et al. 2020, Eq. 1)."""
+        """Count-weighted mean of ``|gap|`` (Mukhoti et al. 2020, Eq. 1)."""
         w = self.count / self.count.sum()
         return float(np.nansum(w * np.abs(self.gap)))
 
