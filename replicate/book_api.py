@@ -14,6 +14,9 @@ docstrings build under the book's strict ``-W -n`` build:
   When the name resolves to a real object of the package - from the documented module,
   the class it is in, or any submodule of that module's package - it is shown as code
   without a link. A name that resolves to nothing still fails the build.
+* **Sections.** numpy-style sections (``Parameters``, ``Returns``, ``Example``) are rendered
+  by Sphinx's napoleon (its numpy parser, called here for functions, classes and modules;
+  not for attributes, whose ``#:`` comments would otherwise read as ``type: description``).
 * **Other libraries.** The book builds with no network, so there is no intersphinx:
   references to :data:`EXTERNAL` modules' objects (``torch.Tensor``, ``numpy.ndarray``) are
   shown as code without a link.
@@ -43,6 +46,16 @@ def _rewrite_citations(app, what, name, obj, options, lines) -> None:
             lines[i] = myst_citations_to_rst(line)
 
 
+def _numpy_sections(app, what, name, obj, options, lines) -> None:
+    if what in ("attribute", "data", "property"):
+        return
+    from sphinx.ext.napoleon import Config
+    from sphinx.ext.napoleon.docstring import NumpyDocstring
+
+    config = Config(napoleon_use_param=False, napoleon_use_rtype=False)
+    lines[:] = NumpyDocstring(lines, config, app, what, name, obj, options).lines()
+
+
 def _resolve(path: str):
     """The object called ``path`` (``a.b.c``: a module, or attributes of one), or None."""
     parts = path.split(".")
@@ -64,18 +77,20 @@ def _submodules(package: str) -> list[str]:
     mod = importlib.import_module(package)
     if not hasattr(mod, "__path__"):
         return []
-    return [f"{package}.{m.name}" for m in pkgutil.walk_packages(mod.__path__) if "." not in m.name]
+    return [f"{package}.{m.name}" for m in pkgutil.iter_modules(mod.__path__) if not m.name.startswith("_")]
 
 
 def package_object(target: str, module: str | None, cls: str | None):
     """The object of the package that ``target`` names from the context ``module.cls``:
     ``module.cls.target``, ``module.target``, ``target`` itself, or ``target`` in a submodule
-    of ``module``'s package (one level down); None when there is none."""
+    of ``module`` or of the subpackage it is in (never a walk over the whole package);
+    None when there is none."""
     target = target.lstrip(".~")
     module = module or PACKAGE
     candidates = [f"{module}.{cls}.{target}"] if cls else []
     candidates += [f"{module}.{target}", target, f"{PACKAGE}.{target}"]
-    for package in dict.fromkeys([module, module.rpartition(".")[0] or module]):
+    parent = module.rpartition(".")[0]
+    for package in dict.fromkeys([module, parent] if parent and parent != PACKAGE else [module]):
         try:
             candidates += [f"{sub}.{target}" for sub in _submodules(package)]
         except ImportError:
@@ -99,5 +114,6 @@ def _unlinked_reference(app, env, node, contnode):
 
 def setup(app):
     app.connect("autodoc-process-docstring", _rewrite_citations)
+    app.connect("autodoc-process-docstring", _numpy_sections)
     app.connect("missing-reference", _unlinked_reference)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -40,12 +40,26 @@ LOSSES: dict[str, type[CalibrationLoss]] = {cls.name: cls for cls in (
 
 
 def available_losses() -> list[str]:
-    """The registered loss names."""
+    """The registered loss names.
+
+    Example
+    -------
+    >>> from replicate.losses import available_losses
+    >>> available_losses()[:5]
+    ['cross_entropy', 'brier', 'mmce', 'label_smoothing', 'focal']
+    """
     return list(LOSSES)
 
 
 def loss_parameters(name: str) -> list[str]:
-    """The parameter names ``get_loss(name, ...)`` accepts."""
+    """The parameter names ``get_loss(name, ...)`` accepts.
+
+    Example
+    -------
+    >>> from replicate.losses import loss_parameters
+    >>> loss_parameters('focal')
+    ['gamma', 'reduction']
+    """
     cls = _lookup(name)
     return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
 
@@ -57,7 +71,15 @@ def _lookup(name: str) -> type[CalibrationLoss]:
 
 
 def get_loss(name: str, **params) -> CalibrationLoss:
-    """Build the loss ``name`` with ``params``; ValueError for unknown names or parameters."""
+    """Build the loss ``name`` with ``params``; ValueError for unknown names or parameters.
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import get_loss
+    >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
+    >>> round(get_loss('focal', gamma=3)(z, y).item(), 4)
+    0.8766
+    """
     allowed = loss_parameters(name)
     unknown = sorted(set(params) - set(allowed))
     if unknown:
