@@ -26,11 +26,14 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+from pathlib import Path
 
 #: Top-level modules of other libraries whose objects docstrings and annotations name.
 EXTERNAL = ("torch", "numpy", "np", "pandas", "pd", "scipy", "pathlib", "os", "time", "typing",
             "collections", "dataclasses", "matplotlib", "Module", "Tensor")
 PACKAGE = "replicate"
+#: The folder of the API pages, relative to the repository root.
+API_DIR = Path("book") / "api"
 _CITE = re.compile(r"\{cite(?::(p|t|ps|ts))?\}`([^`]+)`")
 
 
@@ -110,6 +113,40 @@ def _unlinked_reference(app, env, node, contnode):
     if package_object(target, node.get("py:module"), node.get("py:class")) is not None:
         return contnode
     return None  # a name that is nothing: Sphinx warns, and the strict build fails
+
+
+def api_modules(root=None) -> dict[str, Path]:
+    """``{module: page}`` for every ``automodule`` directive of the API pages ``book/api/*.md``."""
+    from . import config
+
+    out = {}
+    for page in sorted((Path(root or config.repo_root()) / API_DIR).glob("*.md")):
+        for name in re.findall(r"^\.\. automodule:: (\S+)", page.read_text(), flags=re.M):
+            out[name] = page
+    return out
+
+
+def public_objects(module) -> dict[str, object]:
+    """What ``automodule`` documents of ``module``: the names of ``__all__``, else the public
+    names the module itself defines."""
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n, v in vars(module).items()
+                 if not n.startswith("_") and getattr(v, "__module__", None) == module.__name__]
+    return {n: getattr(module, n) for n in names}
+
+
+def api_callables(root=None) -> dict[str, object]:
+    """``{module.name: object}`` for every public function and class (exceptions excepted) of
+    the modules the API pages document: what must carry an example."""
+    import inspect
+
+    out = {}
+    for name in api_modules(root):
+        for attr, obj in public_objects(importlib.import_module(name)).items():
+            if inspect.isfunction(obj) or (inspect.isclass(obj) and not issubclass(obj, BaseException)):
+                out[f"{name}.{attr}"] = obj
+    return out
 
 
 def setup(app):

@@ -22,7 +22,7 @@ import re
 import subprocess
 import sys
 import tomllib
-from importlib import import_module, metadata
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,6 @@ from packaging.utils import canonicalize_name
 from replicate import book_api
 
 ROOT = Path(__file__).resolve().parents[1]
-API_DIR = ROOT / "book" / "api"
 #: What the issue asks the reference to cover (the pages may document more).
 REQUIRED = {"replicate.losses", "replicate.metrics", "replicate.posthoc", "replicate.theory", "replicate.runs",
             "replicate.profiles"}
@@ -40,31 +39,11 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
 def documented_modules() -> dict[str, Path]:
-    """``{module: page}`` for every ``automodule`` directive of ``book/api/*.md``."""
-    out = {}
-    for page in sorted(API_DIR.glob("*.md")):
-        for name in re.findall(r"^\.\. automodule:: (\S+)", page.read_text(), flags=re.M):
-            out[name] = page
-    return out
-
-
-def public_objects(module) -> dict[str, object]:
-    """What autodoc documents for ``module``: ``__all__``, else the public names it defines."""
-    names = getattr(module, "__all__", None)
-    if names is None:
-        names = [n for n, v in vars(module).items()
-                 if not n.startswith("_") and getattr(v, "__module__", None) == module.__name__]
-    return {n: getattr(module, n) for n in names}
+    return book_api.api_modules(ROOT)
 
 
 def api_callables() -> dict[str, object]:
-    """Every public function and class (exceptions excepted) of the documented modules."""
-    out = {}
-    for name in documented_modules():
-        for attr, obj in public_objects(import_module(name)).items():
-            if inspect.isfunction(obj) or (inspect.isclass(obj) and not issubclass(obj, BaseException)):
-                out[f"{name}.{attr}"] = obj
-    return out
+    return book_api.api_callables(ROOT)
 
 
 def core_distributions() -> set[str]:
