@@ -18,7 +18,6 @@ from __future__ import annotations
 import doctest
 import inspect
 import json
-import re
 import subprocess
 import sys
 import tomllib
