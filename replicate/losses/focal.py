@@ -1,6 +1,6 @@
 """The focal-loss family with fixed, sample-dependent or scheduled gamma; inverse focal; FCL.
 
-Focal loss (Lin et al. 2017; Mukhoti et al. 2020, Eq. 2): ``-(1 - p_y)^gamma log p_y``
+Focal loss (Lin et al. 2017; Mukhoti et al. 2020, Sec. 4, unnumbered): ``-(1 - p_y)^gamma log p_y``
 with ``p_y = softmax(z)_y`` NOT detached, so the gradient flows through the modulating
 factor (Mukhoti Prop. 1: the last-layer gradient is ``g(p, gamma)`` times cross-entropy's).
 
@@ -33,7 +33,8 @@ def focal_per_sample(logp_true: torch.Tensor, gamma) -> torch.Tensor:
 
 
 class Focal(CalibrationLoss):
-    """Focal loss with a fixed ``gamma >= 0`` (gamma = 0 is cross-entropy).
+    """Focal loss with a fixed ``gamma >= 0`` (gamma = 0 is cross-entropy): ``-(1 - p_y)^gamma
+    log p_y`` (Lin et al. 2017; Mukhoti et al. 2020, Sec. 4).
 
     Example
     -------
