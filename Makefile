@@ -28,6 +28,7 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -r $(LOCK)
+	$(PY) -m pip uninstall --yes --quiet replicate 2>/dev/null || true  # this package's former distribution name
 	$(PY) -m pip install --no-deps -e .
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3"
 	touch $(STAMP)

@@ -74,6 +74,7 @@ def core_distributions() -> set[str]:
 CHILD = r'''
 import doctest, importlib, importlib.abc, inspect, json, re, sys
 from importlib import metadata
+started = set(sys.modules)  # what the interpreter itself loaded (site, .pth files)
 allowed, names, flags = set(json.loads(sys.argv[1])), json.loads(sys.argv[2]), int(sys.argv[3])
 owners = metadata.packages_distributions()
 norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
@@ -100,7 +101,7 @@ for qual in names:
         examples += result.attempted
         if result.failed:
             failures.append("".join(out))
-loaded = sorted({norm(d) for m in list(sys.modules) for d in owners.get(m.partition(".")[0], [])})
+loaded = sorted({norm(d) for m in set(sys.modules) - started for d in owners.get(m.partition(".")[0], [])})
 print(json.dumps({"failures": failures, "examples": examples, "blocked": sorted(set(blocked)),
                   "loaded": loaded}))
 '''
