@@ -83,7 +83,7 @@ def torch_uncertainty_temperature(z, y) -> float:
         scaler.fit(torch.utils.data.DataLoader(data, batch_size=1000), progress=False)
     finally:
         logging.getLogger().setLevel(logging.WARNING)
-    return float(scaler.temperature[0])
+    return float(scaler.temperature[0].detach())
 
 
 def netcal_temperature(z, y):
