@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
+LOCK   := requirements.lock
 # Leave PROFILE empty to run each chapter at its embedded default (cpu).
 PROFILE ?=
 PYTEST_ARGS ?=
@@ -12,20 +13,25 @@ REMOTE ?= origin
 PAGES_BRANCH ?= gh-pages
 PLACEHOLDER := YOUR-GITHUB-USER/YOUR-REPOSITORY
 
-.PHONY: book test check-html publish setup clean-book clean help gpu-job gpu-job-check
+.PHONY: book test check-html publish setup lock clean-book clean help gpu-job gpu-job-check
 
 help:
 	@echo "make book        set up .venv, execute every chapter (default profile cpu), build the HTML book"
 	@echo "make test        set up .venv, run unit tests, chapter smoke runs, a book build and its HTML check"
 	@echo "make check-html  load every page of the built book in headless Chromium, offline (needs chromium)"
 	@echo "make publish     build the book and push _build/html to the $(PAGES_BRANCH) branch of $(REMOTE)"
+	@echo "make lock        rewrite requirements.lock from pyproject.toml (UPGRADE=1: newest allowed versions)"
 	@echo "make gpu-job-check  put the data the GPU queue needs into .gpu-carry/, say what would travel"
 	@echo "make gpu-job     (on a lent GPU machine) train the GPU queue's next runs, pack them into \$$OUT"
 
-$(STAMP): pyproject.toml
+# make book and make test install the exact versions of $(LOCK) (every extra, hashes
+# checked), then the package itself; `make lock` rewrites the lock from pyproject.toml.
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -m pip install -e ".[test]"
+	$(PY) -m pip install -r $(LOCK)
+	$(PY) -m pip uninstall --yes --quiet replicate 2>/dev/null || true  # this package's former distribution name
+	$(PY) -m pip install --no-deps -e .
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3"
 	touch $(STAMP)
 
@@ -36,6 +42,14 @@ book: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The lock: exact versions and hashes of every dependency and extra, for every platform and
+# Python >= 3.11 (uv's universal resolution). Without UPGRADE the versions already in the lock
+# are kept where they still satisfy pyproject.toml.
+lock: $(STAMP)
+	$(PY) -m pip install --quiet "uv>=0.5"
+	$(VENV)/bin/uv pip compile pyproject.toml --all-extras --universal --generate-hashes --python-version 3.11 \
+	  --custom-compile-command "make lock" $(if $(UPGRADE),--upgrade) --output-file $(LOCK)
 
 # Checks the book as built by `make book`: math typeset with no network, internal links,
 # images, JavaScript errors. Uses the system Chromium (Debian/Ubuntu: apt-get install chromium).

@@ -56,7 +56,14 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
 
 
 def probs_from_logits(logits, temperature: float = 1.0) -> np.ndarray:
-    """Float64 softmax of ``logits / temperature`` (max-shifted, so it never overflows)."""
+    """Float64 softmax of ``logits / temperature`` (max-shifted, so it never overflows).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import probs_from_logits
+    >>> probs_from_logits(np.array([[2.0, 0.0]]), temperature=2.0).round(4)
+    array([[0.7311, 0.2689]])
+    """
     if not (isinstance(temperature, (int, float, np.floating)) and np.isfinite(temperature)
             and temperature > 0):
         raise ValueError(f"temperature must be a finite number > 0; got {temperature!r}")
@@ -98,6 +105,13 @@ class ReliabilityBins:
     ``edges`` has n_bins + 1 entries; ``count`` is the number of samples per bin;
     ``mean_confidence`` and ``accuracy`` are bin means; ``gap = accuracy - mean_confidence``
     (negative: over-confident). The three means are NaN for empty bins.
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import reliability_bins
+    >>> bins = reliability_bins(np.array([[0.8, 0.2], [0.3, 0.7]]), np.array([0, 0]), n_bins=2)
+    >>> bins.count.tolist(), bins.accuracy.tolist()
+    ([0, 2], [nan, 0.5])
     """
 
     edges: np.ndarray
@@ -108,7 +122,7 @@ class ReliabilityBins:
 
     @property
     def ece(self) -> float:
-        """Count-weighted mean of |gap| (Mukhoti et al. 2020, Eq. 1)."""
+        """Count-weighted mean of ``|gap|`` (Mukhoti et al. 2020, Eq. 1)."""
         w = self.count / self.count.sum()
         return float(np.nansum(w * np.abs(self.gap)))
 
@@ -125,7 +139,14 @@ class ReliabilityBins:
 def reliability_bins(probs, labels, n_bins: int = 15, binning: str = "width",
                      closed: str = "right", *, is_probs: bool = True,
                      validate: bool = True) -> ReliabilityBins:
-    """Top-label reliability statistics per bin (see the module docstring for the bins)."""
+    """Top-label reliability statistics per bin (see the module docstring for the bins).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import reliability_bins
+    >>> reliability_bins(np.array([[0.8, 0.2], [0.3, 0.7]]), np.array([0, 0]), n_bins=2).gap.tolist()
+    [nan, -0.25]
+    """
     conf, hit = _top(probs, labels, is_probs, validate)
     e, c, sc, sh = _sums(conf, hit, n_bins, binning, closed)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -147,6 +168,12 @@ def ece(probs, labels, n_bins: int = 15, binning: str = "width", closed: str = "
     papers compares float32 confidences with float32 ``torch.linspace`` edges, so a float32
     confidence exactly equal to a float32-rounded edge may sit one bin away from here;
     with the default (lower, upper] it never drops a sample (confidence >= 1/K > 0).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import ece
+    >>> round(ece(np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]]), np.array([0, 1, 1])), 4)
+    0.4
     """
     conf, hit = _top(probs, labels, is_probs, validate)
     _, c, sc, sh = _sums(conf, hit, n_bins, binning, closed)
@@ -169,6 +196,12 @@ def adaptive_ece(probs, labels, n_bins: int = 15, paper_compat: bool = False, *,
        confidence fall in no bin and are dropped, while the weights stay ``|B_b| / N``;
     3. tied confidences make equal edges, i.e. empty bins, and the tied samples pile into
        one bin.
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import adaptive_ece
+    >>> round(adaptive_ece(np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]]), np.array([0, 1, 1]), n_bins=2), 4)
+    0.2
     """
     p, y = _prepare(probs, labels, is_probs, validate)
     conf, pred = _b.top_label(p)
@@ -194,6 +227,12 @@ def classwise_ece(probs, labels, n_bins: int = 15, paper_compat: bool = False, *
     2. edges are ``torch.linspace(0, 1, n_bins + 1)`` in float32;
     3. every bin is (lower, upper], the first included, so probabilities exactly 0 (float32
        softmax underflow) fall in no bin and are dropped, weights staying ``|B_b| / N``.
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import classwise_ece
+    >>> round(classwise_ece(np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]]), np.array([0, 1, 1])), 4)
+    0.4
     """
     p, y = _prepare(probs, labels, is_probs, validate)
     n_bins = _b.check_n_bins(n_bins)
@@ -212,7 +251,14 @@ def classwise_ece(probs, labels, n_bins: int = 15, paper_compat: bool = False, *
 
 def mce(probs, labels, n_bins: int = 15, binning: str = "width", *, closed: str = "right",
         is_probs: bool = True, validate: bool = True) -> float:
-    """Maximum calibration error ``max_b |A_b - C_b|`` over non-empty bins (Mukhoti Eq. 2)."""
+    """Maximum calibration error ``max_b |A_b - C_b|`` over non-empty bins (Mukhoti Eq. 2).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import mce
+    >>> round(mce(np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]]), np.array([0, 1, 1])), 4)
+    0.8
+    """
     r = reliability_bins(probs, labels, n_bins, binning, closed, is_probs=is_probs,
                          validate=validate)
     return float(np.nanmax(np.abs(r.gap)))
@@ -221,7 +267,14 @@ def mce(probs, labels, n_bins: int = 15, binning: str = "width", *, closed: str 
 def rms_calibration_error(probs, labels, n_bins: int = 15, binning: str = "width", *,
                           closed: str = "right", is_probs: bool = True,
                           validate: bool = True) -> float:
-    """Binned L2 calibration error ``sqrt(sum_b |B_b|/N (A_b - C_b)^2)`` (Nixon et al. 2019)."""
+    """Binned L2 calibration error ``sqrt(sum_b |B_b|/N (A_b - C_b)^2)`` (Nixon et al. 2019).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import rms_calibration_error
+    >>> round(rms_calibration_error(np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]]), np.array([0, 1, 1])), 4)
+    0.4967
+    """
     conf, hit = _top(probs, labels, is_probs, validate)
     _, c, sc, sh = _sums(conf, hit, n_bins, binning, closed)
     nz = c > 0
@@ -235,6 +288,13 @@ def debiased_ece(probs, labels, n_bins: int = 15, binning: str = "mass", *,
     ``sqrt(max(0, sum_b |B_b|/N [(A_b - C_b)^2 - A_b (1 - A_b) / (|B_b| - 1)]))``, where
     bins with fewer than two samples contribute 0, as in their ``calibration`` package
     (``unbiased_l2_ce``). It estimates the L2 (RMS) error, not the L1 ECE.
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import debiased_ece
+    >>> p = np.random.default_rng(0).dirichlet([1, 1, 1], size=500); y = p.argmax(1)
+    >>> round(debiased_ece(p, y), 4)
+    0.4166
     """
     conf, hit = _top(probs, labels, is_probs, validate)
     _, c, sc, sh = _sums(conf, hit, n_bins, binning, closed)
@@ -251,6 +311,13 @@ def ece_sweep(probs, labels, binning: str = "width", *, p: float = 1.0, closed: 
 
     With ``return_n_bins=True`` returns ``(error, n_bins_chosen)``. The number of steps
     grows with the chosen bin count (up to N - 1 for perfectly sorted outcomes).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import ece_sweep
+    >>> p = np.random.default_rng(0).dirichlet([1, 1, 1], size=500); y = p.argmax(1)
+    >>> round(ece_sweep(p, y), 4)
+    0.3901
     """
     if not (isinstance(p, (int, float)) and p >= 1):
         raise ValueError(f"p must be a number >= 1; got {p!r}")
@@ -296,6 +363,13 @@ def smooth_ece(probs, labels, *, sigma: float | None = None, is_probs: bool = Tr
     1; the bandwidth is the fixed point ``sigma = smECE_sigma`` found by relplot's
     bisection (10 halvings from 1, floor 1e-3). ``sigma`` fixes the bandwidth instead.
     Differs from relplot only by FFT instead of direct convolution (~1e-15).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import smooth_ece
+    >>> p = np.random.default_rng(0).dirichlet([1, 1, 1], size=500); y = p.argmax(1)
+    >>> round(smooth_ece(p, y), 4)
+    0.39
     """
     conf, hit = _top(probs, labels, is_probs, validate)
     r = conf - hit
@@ -321,7 +395,14 @@ def smooth_ece(probs, labels, *, sigma: float | None = None, is_probs: bool = Tr
 # ----------------------------------------------------------------------------- proper scores
 def nll(logits, labels) -> float:
     """Mean negative log-likelihood ``-mean_i log softmax(z_i)[y_i]`` from logits (float64
-    log-softmax, so no probability ever underflows to log 0)."""
+    log-softmax, so no probability ever underflows to log 0).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import nll
+    >>> round(nll(np.array([[2.0, 0.0], [0.0, 1.0]]), np.array([0, 0])), 4)
+    0.7201
+    """
     z = _logits(logits)
     y = _b.as_labels(labels, z.shape[0], z.shape[1])
     lp = _log_softmax(z)
@@ -331,7 +412,14 @@ def nll(logits, labels) -> float:
 def brier(probs, labels, *, is_probs: bool = True, validate: bool = True) -> float:
     """Multiclass Brier score (Brier 1950), as in the papers: squared error between the
     probability vector and the one-hot label, summed over the K classes and averaged over
-    samples, ``mean_i sum_k (p_ik - 1[y_i = k])^2`` (range [0, 2])."""
+    samples, ``mean_i sum_k (p_ik - 1[y_i = k])^2`` (range [0, 2]).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import brier
+    >>> round(brier(np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]]), np.array([0, 1, 1])), 4)
+    0.4933
+    """
     p, y = _prepare(probs, labels, is_probs, validate)
     return _brier(p, y)
 
@@ -352,7 +440,14 @@ def root_brier_score(probs, labels, *, is_probs: bool = True, validate: bool = T
     scores for classification and beyond"): an upper bound of the L2 canonical calibration
     error ``sqrt(E ||E[Y | p] - p||^2)`` that needs no binning and no kernel. This is the
     plug-in (sample mean) estimator; Tao et al. (2023) report RBS in their Table 11. No
-    library offers it (it is one line on top of the Brier score)."""
+    library offers it (it is one line on top of the Brier score).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import root_brier_score
+    >>> round(root_brier_score(np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]]), np.array([0, 1, 1])), 4)
+    0.7024
+    """
     return float(np.sqrt(brier(probs, labels, is_probs=is_probs, validate=validate)))
 
 
@@ -362,7 +457,14 @@ def root_brier_lower_bound(error) -> float:
     A misclassified sample has some class ``c != y`` with ``p_c >= p_y``, so its squared error
     is at least ``(1 - p_y)^2 + p_c^2 >= 1/2`` (equality at ``p_y = p_c = 1/2``); correct
     samples contribute at least 0. Used to test whether printed RBS values can belong to
-    models of a printed error rate."""
+    models of a printed error rate.
+
+    Example
+    -------
+    >>> from replicate.metrics import root_brier_lower_bound
+    >>> root_brier_lower_bound(0.08)
+    0.2
+    """
     e = float(error)
     if not 0.0 <= e <= 1.0:
         raise ValueError(f"error must be a fraction in [0, 1]; got {error!r}")
@@ -370,7 +472,14 @@ def root_brier_lower_bound(error) -> float:
 
 
 def error_rate(probs, labels, *, is_probs: bool = True, validate: bool = True) -> float:
-    """Top-1 error, the fraction of samples whose argmax differs from the label."""
+    """Top-1 error, the fraction of samples whose argmax differs from the label.
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import error_rate
+    >>> round(error_rate(np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]]), np.array([0, 1, 1])), 4)
+    0.3333
+    """
     conf, hit = _top(probs, labels, is_probs, validate)
     return float(1.0 - hit.mean())
 
@@ -378,7 +487,14 @@ def error_rate(probs, labels, *, is_probs: bool = True, validate: bool = True) -
 def s99(probs, labels, threshold: float = 0.99, *, is_probs: bool = True,
         validate: bool = True) -> tuple[float, float]:
     """Mukhoti et al. (2020), Table 6: the share of samples with confidence >= ``threshold``
-    (the set S99) and the accuracy on S99 (NaN when S99 is empty)."""
+    (the set S99) and the accuracy on S99 (NaN when S99 is empty).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import s99
+    >>> s99(np.array([[0.995, 0.005], [0.6, 0.4]]), np.array([0, 1]))
+    (0.5, 1.0)
+    """
     if not (isinstance(threshold, (int, float)) and 0 < threshold <= 1):
         raise ValueError(f"threshold must be a number in (0, 1]; got {threshold!r}")
     conf, hit = _top(probs, labels, is_probs, validate)
@@ -395,7 +511,14 @@ def _entropy(p):
 def ood_auroc(probs_in, probs_out, *, is_probs: bool = True, validate: bool = True) -> float:
     """AUROC of predictive entropy ``-sum_k p_k log p_k`` for telling out-of-distribution
     samples (positives) from in-distribution ones, i.e. P(H_out > H_in) + P(H_out = H_in)/2
-    (Mann-Whitney with mid-ranks for ties)."""
+    (Mann-Whitney with mid-ranks for ties).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import ood_auroc
+    >>> ood_auroc(np.array([[0.9, 0.1], [0.8, 0.2]]), np.array([[0.5, 0.5], [0.6, 0.4]]))
+    1.0
+    """
     get = (lambda x, nm: _b.as_probs(x, nm, validate)) if is_probs else \
         (lambda x, nm: probs_from_logits(x))
     pi, po = get(probs_in, "probs_in"), get(probs_out, "probs_out")
@@ -412,7 +535,15 @@ def ood_auroc(probs_in, probs_out, *, is_probs: bool = True, validate: bool = Tr
 def evaluate(logits, labels, n_bins: int = 15) -> dict:
     """The cheap metrics in one pass over ``softmax(logits)``: ``error``, ``nll``, ``ece``
     (equal width), ``adaece`` (equal mass), ``classwise_ece``, ``mce`` (equal width) and
-    ``brier``, all fractions, with the defaults of the functions of the same names."""
+    ``brier``, all fractions, with the defaults of the functions of the same names.
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.metrics import evaluate
+    >>> z, y = np.array([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3], [1.0, 0.0, 3.0]]), np.array([0, 2, 2])
+    >>> {k: round(v, 4) for k, v in evaluate(z, y).items()}
+    {'error': 0.3333, 'nll': 0.6882, 'ece': 0.3353, 'adaece': 0.3353, 'classwise_ece': 0.262, 'mce': 0.6354, 'brier': 0.4017}
+    """
     z = _logits(logits)
     y = _b.as_labels(labels, z.shape[0], z.shape[1])
     n_bins = _b.check_n_bins(n_bins)

@@ -122,7 +122,14 @@ def _first_min(scores: np.ndarray) -> int:
 
 # ----------------------------------------------------------------------------- maps
 def temperature_scale(logits, T) -> np.ndarray:
-    """``softmax(logits / T)`` in float64 (Guo et al. 2017, Sec. 4.2); ``T`` finite > 0."""
+    """``softmax(logits / T)`` in float64 (Guo et al. 2017, Sec. 4.2); ``T`` finite > 0.
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.posthoc import temperature_scale
+    >>> temperature_scale(np.array([[2.0, 0.0]]), T=2.0).round(4)
+    array([[0.7311, 0.2689]])
+    """
     t = _check_T(T)
     return _metrics.probs_from_logits(_check_logits(logits), temperature=t)
 
@@ -135,6 +142,14 @@ class Calibrator:
     ``{"T", "gamma"}``, optionally ``"link"`` and ``"clamp"`` of
     :func:`replicate.posthoc_fts.fts_probs`); ``metric`` is the validation selection criterion and ``score`` its
     value at the chosen parameters; ``search`` holds every candidate and its score.
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.posthoc import fit_temperature
+    >>> z, y = np.array([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3], [1.0, 0.0, 3.0]]), np.array([0, 2, 2])
+    >>> cal = fit_temperature(z, y)
+    >>> cal.name, cal.params, cal(z).shape
+    ('temperature', {'T': 3.9}, (3, 3))
     """
 
     name: str
@@ -204,6 +219,16 @@ def temperature_curve(val_logits, val_labels, grid=None, n_bins: int = 15,
     :func:`replicate.metrics.adaptive_ece`; ``"nll"``). ``ece`` and ``nll`` use the fast
     top-1 path; ``adaece`` computes the full probabilities once per temperature and
     ``paper_compat=True`` gives it the released code's bins (see ``adaptive_ece``).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.posthoc import temperature_curve
+    >>> z, y = np.array([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3], [1.0, 0.0, 3.0]]), np.array([0, 2, 2])
+    >>> temperature_curve(z, y, grid=[0.5, 1.0, 2.0]).round(4)
+         T     ece     nll
+    0  0.5  0.3095  0.8747
+    1  1.0  0.3353  0.6882
+    2  2.0  0.4215  0.7734
     """
     z = _check_logits(val_logits)
     y = _check_labels(val_labels, z)
@@ -240,6 +265,13 @@ def fit_temperature(val_logits, val_labels, method: str = "grid", metric: str | 
     smaller ``T``; ``paper_compat`` applies to ``"adaece"`` only. ``method="nll"``:
     continuous minimisation of validation NLL over ``T`` in ``[1e-2, 1e2]`` (``metric``
     must be ``None`` or ``"nll"``).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.posthoc import fit_temperature
+    >>> z, y = np.array([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3], [1.0, 0.0, 3.0]]), np.array([0, 2, 2])
+    >>> round(fit_temperature(z, y, method='nll').params['T'], 3)
+    1.006
     """
     _check_choice("method", method, ("grid", "nll"))
     z = _check_logits(val_logits)
@@ -281,6 +313,13 @@ def fit_focal_temperature(val_logits, val_labels, gammas=None, temperatures=None
     float32 arithmetic, clamp and overflow guard (:mod:`replicate.posthoc_fts`); off by
     default. The search table also counts, per pair, the validation rows the authors'
     guard rewrote (``overflowed``).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.posthoc import fit_focal_temperature
+    >>> z, y = np.array([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3], [1.0, 0.0, 3.0]]), np.array([0, 2, 2])
+    >>> fit_focal_temperature(z, y, metric='nll').params
+    {'T': 3.3, 'gamma': 5.0}
     """
     return fit_focal_temperatures(val_logits, val_labels, gammas, temperatures, (metric,), n_bins, paper_compat,
                                   link, clamp)[metric]
@@ -290,7 +329,15 @@ def fit_focal_temperatures(val_logits, val_labels, gammas=None, temperatures=Non
                            metrics=("nll", "adaece"), n_bins: int = 15, paper_compat: bool = False,
                            link: str = "intended", clamp=None) -> dict:
     """:func:`fit_focal_temperature` for several selection ``metrics`` from one pass over the
-    grid: ``{metric: Calibrator}`` (each with the same search table)."""
+    grid: ``{metric: Calibrator}`` (each with the same search table).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.posthoc import fit_focal_temperatures
+    >>> z, y = np.array([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3], [1.0, 0.0, 3.0]]), np.array([0, 2, 2])
+    >>> {m: cal.params for m, cal in fit_focal_temperatures(z, y).items()}
+    {'nll': {'T': 3.3, 'gamma': 5.0}, 'adaece': {'T': 2.2, 'gamma': 5.0}}
+    """
     z = _check_logits(val_logits)
     y = _check_labels(val_labels, z)
     metrics = tuple(metrics) if not isinstance(metrics, str) else (metrics,)

@@ -84,7 +84,15 @@ MEANINGS = {
 class Protocol:
     """The training protocol's fields, declared once: what a profile fixes and the training
     loop reads (:class:`Profile` and :class:`replicate.training.TrainSettings` both extend
-    it). The defaults are the papers' protocol as the authors' code runs it."""
+    it). The defaults are the papers' protocol as the authors' code runs it.
+
+    Example
+    -------
+    >>> from replicate.profiles import Protocol
+    >>> p = Protocol()
+    >>> p.epochs, p.lr, p.clip_grad_norm
+    (350, 0.1, 2.0)
+    """
 
     epochs: int = 350
     batch_size: int = 128
@@ -104,7 +112,15 @@ class Protocol:
 
 @dataclass(frozen=True, kw_only=True)
 class Profile(Protocol):
-    """One profile: data sizes, network and the protocol's fields (see the module docstring)."""
+    """One profile: data sizes, network and the protocol's fields (see the module docstring).
+
+    Example
+    -------
+    >>> from replicate.profiles import get_profile
+    >>> p = get_profile('smoke')
+    >>> p.name, p.model, p.epochs
+    ('smoke', 'tiny_cnn', 1)
+    """
 
     name: str
     purpose: str
@@ -189,7 +205,14 @@ PROFILES: dict[str, Profile] = {
 
 
 def get_profile(name: str | Profile) -> Profile:
-    """The profile called ``name`` (a :class:`Profile` passes through); ValueError lists the names."""
+    """The profile called ``name`` (a :class:`Profile` passes through); ValueError lists the names.
+
+    Example
+    -------
+    >>> from replicate.profiles import get_profile
+    >>> get_profile('smoke').epochs
+    1
+    """
     if isinstance(name, Profile):
         return name
     if name not in PROFILES:
@@ -204,6 +227,12 @@ def decayed_from(milestones, epochs: int, lr_step_at_epoch_start: bool = False) 
     after each epoch first uses the decayed rate in 1-based epoch ``m + 1`` (Mukhoti et
     al.: "0.1 for the first 150 epochs"), Mukhoti's loop, stepping at epoch start, in
     epoch ``m`` (see :mod:`replicate.training.schedule`).
+
+    Example
+    -------
+    >>> from replicate.profiles import decayed_from
+    >>> decayed_from((150 / 350, 250 / 350), epochs=35)
+    (16, 26)
     """
     shift = 1 if lr_step_at_epoch_start else 0
     first = (max(1, int(round(f * epochs))) - shift + 1 for f in milestones)
@@ -231,6 +260,12 @@ def describe(*names: str):
     schedule that produced it. Returns a pandas DataFrame of strings with a ``meaning``
     column; ``describe("cpu").to_markdown()`` needs the optional ``tabulate`` package,
     :func:`markdown` does not.
+
+    Example
+    -------
+    >>> from replicate.profiles import describe
+    >>> list(describe('smoke', 'cpu').columns)
+    ['meaning', 'smoke', 'cpu']
     """
     import pandas as pd
 
@@ -245,7 +280,14 @@ def describe(*names: str):
 
 
 def markdown(*names: str) -> str:
-    """:func:`describe` as a GitHub-flavoured markdown table (no extra dependency)."""
+    """:func:`describe` as a GitHub-flavoured markdown table (no extra dependency).
+
+    Example
+    -------
+    >>> from replicate.profiles import markdown
+    >>> markdown('smoke').splitlines()[0]
+    '| setting | meaning | smoke |'
+    """
     frame = describe(*names)
     header = ["setting", *frame.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]

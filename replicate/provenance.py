@@ -64,6 +64,52 @@ def versions_frame(packages=PACKAGES):
     return pd.DataFrame(sorted(versions(packages).items()), columns=["package", "version"])
 
 
+#: The lock file `make book` and `make test` install from (repository root; `make lock` writes it).
+LOCK_FILE = "requirements.lock"
+
+
+def lock_digest(root: str | Path | None = None) -> str | None:
+    """SHA-256 (first 16 hex digits) of the repository's lock file, or None without one."""
+    from . import config
+
+    path = Path(root or config.repo_root()) / LOCK_FILE
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else None
+
+
+def lock_pins(root: str | Path | None = None) -> dict[str, str]:
+    """``{package: version}`` of the lock file for this interpreter and platform (entries whose
+    environment marker does not hold here are left out). Needs ``packaging`` (the book's extra)."""
+    import re
+
+    from packaging.markers import Marker
+    from packaging.utils import canonicalize_name
+
+    from . import config
+
+    text = (Path(root or config.repo_root()) / LOCK_FILE).read_text().replace("\\\n", " ")
+    pins = {}
+    for line in text.splitlines():
+        m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)\s*(?:;\s*(.*?))?\s*(?:--hash|$)", line.strip())
+        if m and (not m.group(3) or Marker(m.group(3)).evaluate()):
+            pins[canonicalize_name(m.group(1))] = m.group(2)
+    return pins
+
+
+def lock_report(root: str | Path | None = None) -> dict:
+    """Which lock file this environment was installed from: its name, digest, the number of
+    packages it pins here, and those installed at another version (or missing)."""
+    pins = lock_pins(root)
+    differ = {}
+    for name, want in pins.items():
+        try:
+            have = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            have = None
+        if have is None or have.split("+")[0] != want.split("+")[0]:
+            differ[name] = {"locked": want, "installed": have}
+    return {"lock_file": LOCK_FILE, "sha256": lock_digest(root), "packages": len(pins), "differ": differ}
+
+
 def device_description(device: str | None = None) -> str:
     """A human-readable name of the compute device (``cpu (N threads)`` or the CUDA device name)."""
     try:
@@ -82,6 +128,7 @@ def collect(device: str | None = None) -> dict:
         "commit": git_commit(),
         "package_hash": package_hash(),
         "versions": versions(),
+        "lock_sha256": lock_digest(),
         "device": device_description(device),
         "platform": platform.platform(),
         "python_executable": sys.executable,

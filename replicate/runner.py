@@ -459,7 +459,8 @@ def build_html(base: Path, strict: bool = True, log=print) -> Path:
 
 
 def provenance_table(root: Path | None = None):
-    """One row per executed chapter: profile, device, wall time, commit, package hash, executed at."""
+    """One row per executed chapter: profile, device, wall time, commit, package hash, lock file
+    digest (:func:`replicate.provenance.lock_digest`), executed at."""
     import pandas as pd
 
     root = Path(root or config.repo_root())
@@ -476,5 +477,6 @@ def provenance_table(root: Path | None = None):
         short = commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")
         rows.append({"chapter": ch.name, "profile": meta.get("profile"), "device": meta.get("device"),
                      "wall time (s)": round(float(meta.get("wall_time_s", float("nan"))), 1), "commit": short,
-                     "package hash": meta.get("package_hash"), "executed (UTC)": meta.get("timestamp")})
+                     "package hash": meta.get("package_hash"), "lock": meta.get("lock_sha256"),
+                     "executed (UTC)": meta.get("timestamp")})
     return pd.DataFrame(rows)

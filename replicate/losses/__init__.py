@@ -1,22 +1,22 @@
 """Every training loss of the five papers behind one registry: ``get_loss(name, **params)``.
 
-=====================  ==========================================================  =========
-name                   loss (paper, equation)                                      reduction
-=====================  ==========================================================  =========
-``cross_entropy``      ``-log p_y``                                                sum
-``brier``              ``sum_k (p_k - y_k)^2`` (Brier 1950)                        mean
-``mmce``               ``N (CE_mean + lam MMCE_w)`` (Kumar et al. 2018)             sum
-``label_smoothing``    CE against ``(1-eps) onehot + eps/K`` (Mueller et al. 2019)  sum
-``focal``              ``-(1-p_y)^gamma log p_y`` (Lin et al. 2017; Mukhoti Eq. 2) sum
-``flsd53/flsd532``     sample-dependent gamma 5/3 (/2) (Mukhoti Sec. 5)            sum
-``fls531/fls532``      gamma scheduled 5/3/1 or 5/3/2 by epoch (Mukhoti Sec. 5)    sum
-``calfocal``           CalFocal cases 1 and 2 (Ghosh et al. 2022, Eqs. 1-2)        sum
-``adafocal``           AdaFocal, Eq. 4 or the authors' code (Ghosh et al. 2022)    sum
-``inverse_focal``      ``-(1+p_y)^gamma log p_y`` (Wang et al. 2021)               sum
-``dual_focal``         DFL + Table 4 ablation variants (Tao et al. 2023, Eq. 3)    sum
-``adadual_focal``      AdaFocal's gammas on DFL (Tao et al. 2023, Sec. 5.2)        sum
-``fcl``                focal + ``lam ||p - y||^2`` (Liang et al., Def. 3.1)        mean
-=====================  ==========================================================  =========
+===================  ============================================================  =========
+name                 loss (paper, equation)                                        reduction
+===================  ============================================================  =========
+``cross_entropy``    ``-log p_y``                                                  sum
+``brier``            ``sum_k (p_k - y_k)^2`` (Brier 1950)                          mean
+``mmce``             ``N (CE_mean + lam MMCE_w)`` (Kumar et al. 2018)              sum
+``label_smoothing``  CE against ``(1-eps) onehot + eps/K`` (Mueller et al. 2019)   sum
+``focal``            ``-(1-p_y)^gamma log p_y`` (Lin et al. 2017; Mukhoti Sec. 4)  sum
+``flsd53/flsd532``   sample-dependent gamma 5/3 (/2) (Mukhoti Sec. 5)              sum
+``fls531/fls532``    gamma scheduled 5/3/1 or 5/3/2 by epoch (Mukhoti Sec. 5)      sum
+``calfocal``         CalFocal cases 1 and 2 (Ghosh et al. 2022, Eqs. 1-2)          sum
+``adafocal``         AdaFocal, Eq. 4 or the authors' code (Ghosh et al. 2022)      sum
+``inverse_focal``    ``-(1+p_y)^gamma log p_y`` (Wang et al. 2021)                 sum
+``dual_focal``       DFL + Table 4 ablation variants (Tao et al. 2023, Eq. 3)      sum
+``adadual_focal``    AdaFocal's gammas on DFL (Tao et al. 2023, Sec. 5.2)          sum
+``fcl``              focal + ``lam ||p - y||^2`` (Liang et al., Def. 3.1)          mean
+===================  ============================================================  =========
 
 Every loss is a :class:`CalibrationLoss` (``torch.nn.Module``); see :mod:`.base` for the
 trainer hooks (``on_epoch_start``, ``update_from_validation``, ``check_finite``, ``config``).
@@ -40,12 +40,26 @@ LOSSES: dict[str, type[CalibrationLoss]] = {cls.name: cls for cls in (
 
 
 def available_losses() -> list[str]:
-    """The registered loss names."""
+    """The registered loss names.
+
+    Example
+    -------
+    >>> from replicate.losses import available_losses
+    >>> available_losses()[:5]
+    ['cross_entropy', 'brier', 'mmce', 'label_smoothing', 'focal']
+    """
     return list(LOSSES)
 
 
 def loss_parameters(name: str) -> list[str]:
-    """The parameter names ``get_loss(name, ...)`` accepts."""
+    """The parameter names ``get_loss(name, ...)`` accepts.
+
+    Example
+    -------
+    >>> from replicate.losses import loss_parameters
+    >>> loss_parameters('focal')
+    ['gamma', 'reduction']
+    """
     cls = _lookup(name)
     return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
 
@@ -57,7 +71,15 @@ def _lookup(name: str) -> type[CalibrationLoss]:
 
 
 def get_loss(name: str, **params) -> CalibrationLoss:
-    """Build the loss ``name`` with ``params``; ValueError for unknown names or parameters."""
+    """Build the loss ``name`` with ``params``; ValueError for unknown names or parameters.
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import get_loss
+    >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
+    >>> round(get_loss('focal', gamma=3)(z, y).item(), 4)
+    0.8766
+    """
     allowed = loss_parameters(name)
     unknown = sorted(set(params) - set(allowed))
     if unknown:

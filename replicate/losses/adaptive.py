@@ -61,6 +61,12 @@ def adafocal_gamma_update(gamma, gap, lam: float = 1.0, gamma_min: float = -2.0,
     ``variant="paper"``: ``clip(gamma * exp(lam * gap), gamma_min, gamma_max)`` (Eq. 4, whose
     only active bound is ``gamma_max`` for positive gammas); ``"code"``: sign-aware update and
     the focal/inverse-focal switch at ``|gamma| < switch``, then the clip.
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.losses import adafocal_gamma_update
+    >>> adafocal_gamma_update(np.array([1.0, 1.0]), gap=np.array([0.1, -0.3])).round(4)
+    array([1.1052, 0.7408])
     """
     check_choice("adafocal", "variant", variant, ("code", "paper"))
     lam = check_number("adafocal", "lam", lam, lo=0.0)
@@ -85,7 +91,14 @@ def adafocal_gamma_update(gamma, gap, lam: float = 1.0, gamma_min: float = -2.0,
 
 
 def equal_mass_edges(conf: torch.Tensor, num_bins: int) -> torch.Tensor:
-    """``np.interp(linspace(0, N, M+1), arange(N), sort(conf))`` in torch (float64)."""
+    """``np.interp(linspace(0, N, M+1), arange(N), sort(conf))`` in torch (float64).
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import equal_mass_edges
+    >>> equal_mass_edges(torch.tensor([0.9, 0.5, 0.7, 0.6]), num_bins=2)
+    tensor([0.5000, 0.7000, 0.9000], dtype=torch.float64)
+    """
     s = torch.sort(conf.detach().reshape(-1).to(torch.float64)).values
     n = s.numel()
     if n == 0:
@@ -103,6 +116,12 @@ def assign_bins(values: torch.Tensor, edges: torch.Tensor, rule: str = "inclusiv
     bin everything above (the rule the reference code applies to training samples);
     ``"reference"``: ``lower < v <= upper`` (the reference ``adaECE`` rule for validation
     samples, which drops the minimum-confidence sample and empties bins between equal edges).
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import assign_bins
+    >>> assign_bins(torch.tensor([0.1, 0.5, 0.9]), torch.tensor([0.0, 0.5, 1.0]))
+    tensor([0, 1, 1])
     """
     v = values.detach().to(edges.dtype)
     m = edges.numel() - 1
@@ -113,7 +132,15 @@ def assign_bins(values: torch.Tensor, edges: torch.Tensor, rule: str = "inclusiv
 
 
 def bin_statistics(conf: torch.Tensor, correct: torch.Tensor, edges: torch.Tensor, rule: str = "inclusive"):
-    """Per-bin ``(count, mean confidence, accuracy)``; the means are NaN for empty bins."""
+    """Per-bin ``(count, mean confidence, accuracy)``; the means are NaN for empty bins.
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import bin_statistics
+    >>> conf, correct = torch.tensor([0.6, 0.8, 0.9]), torch.tensor([1.0, 0.0, 1.0])
+    >>> bin_statistics(conf, correct, torch.tensor([0.0, 0.7, 1.0]))
+    (tensor([1., 2.], dtype=torch.float64), tensor([0.6000, 0.8500], dtype=torch.float64), tensor([1.0000, 0.5000], dtype=torch.float64))
+    """
     m = edges.numel() - 1
     idx = assign_bins(conf, edges, rule)
     keep = (idx >= 0).to(torch.float64)
@@ -241,6 +268,13 @@ class CalFocal(_BinnedGammaLoss):
     has no cap; Fig. 3 uses lam = 10 and 100). CalFocal is not in the authors' final code;
     with ``bin_rule="reference"`` its validation bins are theirs, and an empty bin keeps its
     gamma under both rules.
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import CalFocal
+    >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
+    >>> round(CalFocal(case=2)(z, y).item(), 4)
+    1.3887
     """
 
     name = "calfocal"
@@ -291,6 +325,14 @@ class AdaFocal(_BinnedGammaLoss):
     gap 0; :func:`reference_validation_bins`). ``variant="paper"`` is the paper's Eq. 4
     (no switch). The loss itself differs from their code only where their
     ``(1 - p + 1e-20)`` guard differs from our ``max(1 - p, 1e-20)`` (at p within 1e-20 of 1).
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import AdaFocal
+    >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
+    >>> loss = AdaFocal(num_bins=2); stats = loss.update_from_validation(z, y)  # once per epoch
+    >>> [round(g, 4) for g in loss.gamma.tolist()]
+    [1.8878, 0.807]
     """
 
     name = "adafocal"
@@ -352,6 +394,13 @@ class AdaDualFocal(AdaFocal):
     As for AdaFocal, the default ``bin_rule="inclusive"`` is the package's own validation
     binning and ``bin_rule="reference"`` the authors' float32 one (the DFL code bins its
     validation set with the same ``adaECE`` routine).
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import AdaDualFocal
+    >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
+    >>> round(AdaDualFocal(num_bins=3)(z, y).item(), 4)
+    1.7174
     """
 
     name = "adadual_focal"

@@ -97,6 +97,12 @@ class CalibrationLoss(torch.nn.Module):
 
     Subclasses implement :meth:`per_sample` (unreduced ``(N,)`` losses) or override
     :meth:`_compute` when the loss is not a sum of per-sample terms (MMCE, Brier).
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import CalibrationLoss, get_loss
+    >>> isinstance(get_loss('adafocal'), (CalibrationLoss, torch.nn.Module))
+    True
     """
 
     name: ClassVar[str] = ""

@@ -36,7 +36,15 @@ DUAL_FOCAL_GAMMAS = {
 
 def dual_term(probs: torch.Tensor, p_true: torch.Tensor, variant: str = "largest", k=1,
               offset: float = 0.0) -> torch.Tensor:
-    """The dual term ``d`` of each sample (shape ``(N,)``); differentiable in ``probs``."""
+    """The dual term ``d`` of each sample (shape ``(N,)``); differentiable in ``probs``.
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import dual_term
+    >>> p = torch.tensor([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]])
+    >>> dual_term(p, p[[0, 1], [0, 2]]).round(decimals=4)
+    tensor([0.3000, 0.2000])
+    """
     if variant == "fixed":
         return torch.full_like(p_true, float(offset))
     below = probs < p_true[:, None]
@@ -64,7 +72,15 @@ def dual_focal_per_sample(logp: torch.Tensor, lpt: torch.Tensor, gamma, variant:
 
 
 class DualFocal(CalibrationLoss):
-    """Dual focal loss (Tao et al. 2023, Eq. 3) with the Table 4 ablation variants."""
+    """Dual focal loss (Tao et al. 2023, Eq. 3) with the Table 4 ablation variants.
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import DualFocal
+    >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
+    >>> round(DualFocal(gamma=5.0)(z, y).item(), 4)
+    1.5104
+    """
 
     name = "dual_focal"
 

@@ -1,6 +1,6 @@
 """The focal-loss family with fixed, sample-dependent or scheduled gamma; inverse focal; FCL.
 
-Focal loss (Lin et al. 2017; Mukhoti et al. 2020, Eq. 2): ``-(1 - p_y)^gamma log p_y``
+Focal loss (Lin et al. 2017; Mukhoti et al. 2020, Sec. 4, unnumbered): ``-(1 - p_y)^gamma log p_y``
 with ``p_y = softmax(z)_y`` NOT detached, so the gradient flows through the modulating
 factor (Mukhoti Prop. 1: the last-layer gradient is ``g(p, gamma)`` times cross-entropy's).
 
@@ -21,12 +21,28 @@ from .base import CalibrationLoss, check_choice, check_number, log_probs, one_ho
 
 
 def focal_per_sample(logp_true: torch.Tensor, gamma) -> torch.Tensor:
-    """``-(1 - p)^gamma log p`` from ``log p``; gamma a float or a per-sample tensor (>= 0)."""
+    """``-(1 - p)^gamma log p`` from ``log p``; gamma a float or a per-sample tensor (>= 0).
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import focal_per_sample
+    >>> focal_per_sample(torch.log(torch.tensor([0.9, 0.5])), gamma=2.0).round(decimals=4)
+    tensor([0.0011, 0.1733])
+    """
     return -one_minus_exp(logp_true).pow(gamma) * logp_true
 
 
 class Focal(CalibrationLoss):
-    """Focal loss with a fixed ``gamma >= 0`` (gamma = 0 is cross-entropy)."""
+    """Focal loss with a fixed ``gamma >= 0`` (gamma = 0 is cross-entropy): ``-(1 - p_y)^gamma
+    log p_y`` (Lin et al. 2017; Mukhoti et al. 2020, Sec. 4).
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import Focal
+    >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
+    >>> round(Focal(gamma=3.0)(z, y).item(), 4)
+    0.8766
+    """
 
     name = "focal"
 
@@ -45,6 +61,13 @@ class SampleDependentFocal(CalibrationLoss):
     ``gammas[i]`` applies to ``thresholds[i-1] <= p_y < thresholds[i]`` (the reference code's
     strict ``p_y < threshold`` rule). Presets: ``flsd53`` = ((0.2,), (5, 3)) and
     ``flsd532`` = ((0.2, 0.5), (5, 3, 2)).
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import SampleDependentFocal
+    >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
+    >>> SampleDependentFocal().gamma_of(torch.softmax(z, 1)[[0, 1], y]).tolist()
+    [3.0, 5.0]
     """
 
     name = "flsd53"
@@ -89,6 +112,13 @@ class ScheduledFocal(CalibrationLoss):
     ``gammas[i]`` is used from epoch ``milestones[i-1] * n_epochs / reference_epochs`` on
     (integer arithmetic, so with 350 epochs the switches land exactly at 100 and 250). The
     current gamma is a buffer, so a resumed run continues with the right one.
+
+    Example
+    -------
+    >>> from replicate.losses import ScheduledFocal
+    >>> loss = ScheduledFocal(); loss.on_epoch_start(epoch=120, n_epochs=350)
+    >>> loss.current_gamma.item()
+    3.0
     """
 
     name = "fls532"
@@ -132,7 +162,15 @@ class ScheduledFocal531(ScheduledFocal):
 
 
 class InverseFocal(CalibrationLoss):
-    """Inverse focal loss ``-(1 + p_y)^gamma log p_y`` (Wang et al. 2021; DFL baseline)."""
+    """Inverse focal loss ``-(1 + p_y)^gamma log p_y`` (Wang et al. 2021; DFL baseline).
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import InverseFocal
+    >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
+    >>> round(InverseFocal(gamma=1.0)(z, y).item(), 4)
+    2.4008
+    """
 
     name = "inverse_focal"
 
@@ -158,6 +196,13 @@ class FocalCalibration(CalibrationLoss):
     ``y`` it equals ``2 (1 - p_y)``), divided by K under ``brier_scale="mean"``. The
     default ``"l2"`` is left out of :meth:`config`, so the run keys of L2 runs are those
     of the loss before the option existed.
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import FocalCalibration
+    >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
+    >>> round(FocalCalibration(gamma=2.0, lam=1.0)(z, y).item(), 4)
+    1.129
     """
 
     name = "fcl"

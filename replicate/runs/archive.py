@@ -70,6 +70,11 @@ def pack(keys, output: str | os.PathLike, *, store: str = "results", max_bytes: 
     ``output`` is a path prefix: one part is written as ``<output>.tar.gz``, several as
     ``<output>-part<i>of<n>.tar.gz``. Returns the archive paths. ValueError for no keys, an
     unknown key, or a single run larger than ``max_bytes``.
+
+    Example
+    -------
+    >>> from replicate import runs
+    >>> runs.pack(['KEY1', 'KEY2'], 'out/runs', store='results')  # doctest: +SKIP
     """
     keys = list(dict.fromkeys(keys))
     if not keys:
@@ -183,6 +188,11 @@ def unpack(paths, *, store: str = "results", replace: bool = False) -> dict:
     Returns ``{"written": [keys], "unchanged": [keys already there, byte-identical]}``.
     Every refusal is a one-line ValueError raised before anything is written (module
     docstring).
+
+    Example
+    -------
+    >>> from replicate import runs
+    >>> runs.unpack(['out/runs-1-of-1.tar.gz'])  # doctest: +SKIP
     """
     from .store import _write_atomic_dir, store_dir
 

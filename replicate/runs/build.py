@@ -23,7 +23,13 @@ def load_data(resolved: dict, data_dir=None):
 
 
 def clear_data_cache() -> None:
-    """Forget the data set kept in memory by :func:`load_data`."""
+    """Forget the data set kept in memory by :func:`load_data`.
+
+    Example
+    -------
+    >>> from replicate.runs import clear_data_cache
+    >>> clear_data_cache()
+    """
     _LOADED.clear()
 
 
@@ -50,6 +56,11 @@ def build(resolved: dict, data_dir=None):
     different seeds see the same images; the network is initialised under
     ``torch.manual_seed(seed)`` (Mukhoti et al.'s torch seed 1) without touching the
     caller's global random state.
+
+    Example
+    -------
+    >>> from replicate import runs
+    >>> splits, model, loss = runs.build(runs.resolve(runs.RunConfig('cifar10', profile='smoke')))  # doctest: +SKIP
     """
     from .. import losses, models
 

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 @dataclass
 class SessionReport:
     """What :func:`train_within` did: run keys finished before and during this call, the run
-    paused at the deadline (None when all are finished) and those not started."""
+    paused at the deadline (None when all are finished) and those not started.
+
+    Example
+    -------
+    >>> from replicate.runs import SessionReport
+    >>> SessionReport(total=3, loaded=['a'], trained=['b']).paused is None
+    True
+    """
 
     total: int
     loaded: list = field(default_factory=list)
@@ -50,6 +57,12 @@ def train_within(configs, seconds: float | None = None, *, store: str = "auto", 
     runs after it are not started. A new run is not started either when less than twice
     the longest epoch trained so far in this call is left (its first epoch also pays for
     the warm-up and the graph capture). ``seconds`` None: no limit.
+
+    Example
+    -------
+    >>> from replicate import runs
+    >>> report = runs.train_within([runs.RunConfig('cifar10', profile='smoke')], seconds=540)  # doctest: +SKIP
+    >>> report.trained, report.paused  # doctest: +SKIP
     """
     from .. import training
     from .store import find, get_or_train

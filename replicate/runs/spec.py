@@ -37,7 +37,14 @@ def _train_fields() -> tuple[str, ...]:
 
 def option_keys() -> tuple[str, ...]:
     """Protocol options a :class:`RunConfig` may override (every result-determining training
-    setting but the seed, and the data-subset sizes)."""
+    setting but the seed, and the data-subset sizes).
+
+    Example
+    -------
+    >>> from replicate.runs import option_keys
+    >>> 'augment' in option_keys()
+    True
+    """
     return tuple(k for k in _train_fields() if k != "seed") + DATA_SIZE_KEYS
 
 
@@ -66,12 +73,26 @@ def _plain(obj):
 
 
 def canonical_json(obj) -> str:
-    """The canonical JSON text of ``obj`` that run keys hash."""
+    """The canonical JSON text of ``obj`` that run keys hash.
+
+    Example
+    -------
+    >>> from replicate.runs import canonical_json
+    >>> canonical_json({'b': 1, 'a': [1.0, 2]})
+    '{"a":[1.0,2.0],"b":1.0}'
+    """
     return json.dumps(_canonical(obj), sort_keys=True, separators=(",", ":"))
 
 
 def dataset_kind(name: str) -> str:
-    """``"image"`` or ``"text"`` for the data set ``name``; ValueError lists the known names."""
+    """``"image"`` or ``"text"`` for the data set ``name``; ValueError lists the known names.
+
+    Example
+    -------
+    >>> from replicate.runs import dataset_kind
+    >>> dataset_kind('cifar10'), dataset_kind('20newsgroups')
+    ('image', 'text')
+    """
     from .. import data
 
     if name not in data.DATASETS:
@@ -131,6 +152,13 @@ class RunConfig:
     ``milestones`` as fractions, ``clip_grad_norm``, ``lr_step_at_epoch_start``,
     ``precision``, ``eval_every_epoch``, ``n_train``, ...); ``model_params`` and
     ``data_params`` go to ``get_model`` and ``data.load``.
+
+    Example
+    -------
+    >>> from replicate.runs import RunConfig
+    >>> cfg = RunConfig('cifar10', 'focal', {'gamma': 3.0}, profile='smoke')
+    >>> cfg.loss, cfg.profile, cfg.seed
+    ('focal', 'smoke', 1)
     """
 
     dataset: str
@@ -194,6 +222,13 @@ def resolve(cfg: RunConfig) -> dict:
     Checks, in order and before any data is read: profile, seed, data set, split type,
     options (names and values), network, loss name and parameters. Each failure is a
     ValueError naming the field and its allowed values.
+
+    Example
+    -------
+    >>> from replicate.runs import RunConfig, resolve
+    >>> r = resolve(RunConfig('cifar10', 'focal', {'gamma': 3.0}, profile='smoke'))
+    >>> r['loss'], r['loss_params']
+    ('focal', {'reduction': 'sum', 'gamma': 3.0})
     """
     from ..training import TrainSettings
 

@@ -149,7 +149,14 @@ def _open(run_dir: Path):
 
 
 def store_dir(store: str) -> Path:
-    """The folder holding the finished runs of ``store`` ("results" or "cache")."""
+    """The folder holding the finished runs of ``store`` ("results" or "cache").
+
+    Example
+    -------
+    >>> from replicate.runs import store_dir
+    >>> store_dir('results').name
+    'runs'
+    """
     if store == "results":
         return _config.results_dir() / "runs"
     if store == "cache":
@@ -158,7 +165,14 @@ def store_dir(store: str) -> Path:
 
 
 def checkpoint_path(key: str) -> Path:
-    """Where the run ``key`` keeps its checkpoint while training (local cache only)."""
+    """Where the run ``key`` keeps its checkpoint while training (local cache only).
+
+    Example
+    -------
+    >>> from replicate.runs import checkpoint_path
+    >>> checkpoint_path('0123abcd').suffix
+    '.pt'
+    """
     return _config.cache_dir() / "checkpoints" / f"{key}.pt"
 
 
@@ -180,7 +194,14 @@ def _jsonable(obj):
 
 
 class Run:
-    """A finished run read from its folder: ``.config``, ``.metrics``, ``.history``, ``.logits()``."""
+    """A finished run read from its folder: ``.config``, ``.metrics``, ``.history``, ``.logits()``.
+
+    Example
+    -------
+    >>> from replicate import runs
+    >>> run = runs.load(runs.list_runs('results').iloc[0]['key'], store='results')  # doctest: +SKIP
+    >>> run.metrics['test']['ece'], run.temperature, run.logits('test').shape  # doctest: +SKIP
+    """
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
@@ -279,7 +300,14 @@ class Run:
 
 
 def find(config: RunConfig | str) -> Run | None:
-    """The finished run of ``config`` (or key) in ``results`` first, then ``cache``; None if absent."""
+    """The finished run of ``config`` (or key) in ``results`` first, then ``cache``; None if absent.
+
+    Example
+    -------
+    >>> from replicate.runs import RunConfig, find
+    >>> find(RunConfig('cifar10', 'focal', {'gamma': 3.0}, profile='smoke', seed=12345)) is None
+    True
+    """
     key = config if isinstance(config, str) else config.key
     for store in STORES:
         path = store_dir(store) / key
@@ -291,7 +319,14 @@ def find(config: RunConfig | str) -> Run | None:
 
 
 def load(key: str, store: str | None = None) -> Run:
-    """The finished run whose key is ``key`` or starts with it (unique prefix)."""
+    """The finished run whose key is ``key`` or starts with it (unique prefix).
+
+    Example
+    -------
+    >>> from replicate import runs
+    >>> key = runs.list_runs('results').iloc[0]['key']  # doctest: +SKIP
+    >>> runs.load(key[:8]).config['loss']  # doctest: +SKIP
+    """
     stores = STORES if store is None else (store,)
     matches = []
     for name in stores:
@@ -308,7 +343,14 @@ def load(key: str, store: str | None = None) -> Run:
 
 
 def list_runs(store: str = "all"):
-    """A pandas DataFrame with one :meth:`Run.summary` row per finished run in ``store``."""
+    """A pandas DataFrame with one :meth:`Run.summary` row per finished run in ``store``.
+
+    Example
+    -------
+    >>> from replicate.runs import list_runs
+    >>> {'key', 'loss', 'profile'} <= set(list_runs('results').columns)
+    True
+    """
     import pandas as pd
 
     stores = STORES if store == "all" else (store,)
@@ -377,7 +419,13 @@ def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: 
     the earlier sessions' epochs plus this session's whole time (data, training,
     evaluation). ``ood`` (``{name: (logits, labels, description)}``, from
     :func:`replicate.runs.ood.ood_logits`) adds out-of-distribution logits and their
-    entropy AUROC before and after temperature scaling."""
+    entropy AUROC before and after temperature scaling.
+
+    Example
+    -------
+    >>> from replicate import runs
+    >>> runs.write_record(config, result, store='cache')  # doctest: +SKIP
+    """
     from .. import posthoc, provenance
     from .ood import entropy_auroc
 
@@ -415,7 +463,13 @@ def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: 
 
 
 def promote(key: str) -> Run:
-    """Copy a finished run from the cache into the committed ``results`` store."""
+    """Copy a finished run from the cache into the committed ``results`` store.
+
+    Example
+    -------
+    >>> from replicate import runs
+    >>> runs.promote('KEY')  # doctest: +SKIP
+    """
     run = load(key, store="cache")
     files = {name: (lambda p, src=run.path / name: shutil.copyfile(src, p)) for name in ("record.json", "logits.npz")}
     return Run(_write_atomic_dir(store_dir("results") / run.key, files))
@@ -437,6 +491,12 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
     (a :func:`time.monotonic` time) pauses training before an epoch that would end after
     it, raising :class:`replicate.training.TrainingPaused`; the checkpoint stays, and the
     same call later resumes.
+
+    Example
+    -------
+    >>> from replicate.runs import RunConfig, get_or_train
+    >>> run = get_or_train(RunConfig('cifar10', 'adafocal', profile='smoke'))  # doctest: +SKIP
+    >>> run.metrics['test']['ece']  # doctest: +SKIP
     """
     from .. import training
     from .build import build

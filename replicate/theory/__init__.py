@@ -33,6 +33,8 @@ _EXPORTS = {
     "under_confidence_threshold": "dual_focal",
     "fcl_risk_minimizer": "fcl",
 }
+#: The core functions (the book's API reference documents these).
+__all__ = list(_EXPORTS)
 
 
 def __getattr__(name: str):

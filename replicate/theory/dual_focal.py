@@ -88,6 +88,12 @@ def dual_focal_phi(v, gamma, c):
 
     All arguments broadcast. ``v log v`` is 0 at ``v = 0`` and the second term is 0 at
     ``v = 1, c = 0`` (its limit), so ``phi(0) = (1+c)^gamma`` and ``phi(1) = c^gamma``.
+
+    Example
+    -------
+    >>> from replicate.theory import dual_focal_phi
+    >>> round(float(dual_focal_phi(0.5, gamma=2.0, c=0.1)), 4)
+    0.7759
     """
     v, g, c = np.broadcast_arrays(_unit(v), _gamma(gamma), _dual(c))
     b = 1.0 - v + c
@@ -157,6 +163,12 @@ def under_confidence_threshold(gamma, c=0.0):
     ``phi(v_uc) = 1`` on the falling branch of ``phi`` (Tao et al. Sec. 4.2). With
     ``c = 0`` this is focal loss, where ``v_uc = v'`` since ``(1 + 0)^gamma = 1``; with
     ``c = q_j > 0`` it is the dual focal loss threshold. Broadcasts over ``gamma`` and ``c``.
+
+    Example
+    -------
+    >>> from replicate.theory import under_confidence_threshold
+    >>> round(float(under_confidence_threshold(2.0)), 4)
+    0.2976
     """
     g, c = np.broadcast_arrays(_gamma(gamma), _dual(c))
     return phi_level_crossing(np.ones(g.shape), g, c)

@@ -179,6 +179,12 @@ def fcl_risk_minimizer(eta, gamma, lam, *, brier: str = "sum", iters: int = 52,
         Bisection steps of the inner search (per class, on [0, 1]: 52 reach float64
         resolution) and the most steps of the outer search on ``nu`` (Newton usually
         converges in fewer than ten).
+
+    Example
+    -------
+    >>> from replicate.theory import fcl_risk_minimizer
+    >>> fcl_risk_minimizer([0.7, 0.2, 0.1], gamma=2.0, lam=1.0).round(4)
+    array([0.5924, 0.2584, 0.1492])
     """
     e = _simplex(eta, "eta")
     g, lv = _gamma(gamma), _lam(lam)

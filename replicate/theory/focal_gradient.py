@@ -69,6 +69,12 @@ def focal_gradient_factor(p, gamma):
         Predicted probability of the true class.
     gamma : float or array_like, >= 0
         Focal parameter; broadcast against ``p``.
+
+    Example
+    -------
+    >>> from replicate.theory import focal_gradient_factor
+    >>> round(float(focal_gradient_factor(0.5, gamma=3.0)), 4)
+    0.3849
     """
     p = _probs(p)
     g = _gammas(gamma)
@@ -146,6 +152,12 @@ def gradient_threshold(gamma, iters: int = 200):
     gamma : float or array_like, > 0
     iters : int
         Bisection steps (200 reach float64 resolution).
+
+    Example
+    -------
+    >>> from replicate.theory import gradient_threshold
+    >>> round(float(gradient_threshold(1.0)), 6)  # 1/e
+    0.367879
     """
     g = _gammas(gamma, strict=True)
     lo = np.full(g.shape, np.log(1e-300))
@@ -199,6 +211,12 @@ def gradient_shrink_threshold(gamma, iters: int = 200):
     Parameters
     ----------
     gamma : float or array_like, >= 0
+
+    Example
+    -------
+    >>> from replicate.theory import gradient_shrink_threshold
+    >>> round(float(gradient_shrink_threshold(3.0)), 4)
+    0.1555
     """
     g = _gammas(gamma)
     lo = np.full(g.shape, np.log(1e-300))

@@ -135,6 +135,12 @@ def lambert_w_gamma(p0):
     ----------
     p0 : array_like, values in (0, 1)
         Threshold probability. ``p0 -> 0`` gives ``gamma* -> inf``.
+
+    Example
+    -------
+    >>> from replicate.theory import lambert_w_gamma
+    >>> round(float(lambert_w_gamma(0.2)), 4), round(float(lambert_w_gamma(0.25)), 4)  # FLSD-53's 5 and 3
+    (4.8506, 3.0702)
     """
     low, _ = lambert_w_gamma_branches(p0)
     p = np.asarray(p0, dtype=np.float64)

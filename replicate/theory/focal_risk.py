@@ -98,6 +98,12 @@ def focal_risk_minimizer(eta, gamma, iters: int = 200):
     iters : int
         Maximum safeguarded-Newton steps of each of the two nested searches (they stop
         early once every row has converged to float64 resolution).
+
+    Example
+    -------
+    >>> from replicate.theory import focal_risk_minimizer
+    >>> focal_risk_minimizer([0.7, 0.2, 0.1], gamma=2.0).round(4)
+    array([0.5352, 0.2927, 0.1721])
     """
     e = _check_simplex(eta)
     g = float(_gammas(gamma))

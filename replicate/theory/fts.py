@@ -120,6 +120,12 @@ def focal_calibration_map(probs, gamma):
         confidence-lowering shape used in the paper's post-hoc grid).
 
     Rows that are exactly one-hot are returned unchanged (the continuous limit).
+
+    Example
+    -------
+    >>> import numpy as np; from replicate.theory import focal_calibration_map
+    >>> focal_calibration_map(np.array([0.7, 0.2, 0.1]), gamma=2.0).round(4)
+    array([0.9197, 0.0546, 0.0257])
     """
     g = check_gamma(gamma)
     torch_in = _is_torch(probs)
@@ -181,6 +187,12 @@ def temperature_bounds(gamma) -> tuple[float, float]:
     stated in the paper; ``T_steep <= T_flat``. For logits ``s > 0`` the check in
     ``notebooks/theory_fts.md`` finds ``sigmoid(s/T_flat) < FC(s) < sigmoid(s/T_steep)``
     (mirrored for ``s < 0``). Requires ``gamma >= 0``.
+
+    Example
+    -------
+    >>> from replicate.theory import temperature_bounds
+    >>> tuple(round(t, 4) for t in temperature_bounds(2.0))
+    (0.3333, 0.408)
     """
     g = check_gamma(gamma, allow_negative=False)
     return 1.0 / (g + 1.0), 1.0 / (g + 1.0 - math.log1p(g) / 2.0)

@@ -1,0 +1,116 @@
+"""Parity with the calibration libraries people already use (issue #23, item 5).
+
+The same inputs go through this package and through torch-uncertainty or netcal (both in the
+``test`` extra only), and the results must agree:
+
+* **Focal loss, fixed gamma** = torch-uncertainty's ``FocalLoss`` (no class weights): both
+  are ``-(1 - p_y)^gamma log p_y`` per sample, values and gradients equal to float64
+  round-off. Differences, by design: (i) the *default reduction* - ours sums over the batch
+  (the papers' code, :mod:`replicate.losses.base`), torch-uncertainty's averages, so the
+  defaults differ by the factor N and the test compares each reduction explicitly; (ii) at a
+  saturated softmax (``p_y = 1`` in floating point) ours clamps ``1 - p_y`` at 1e-20, so the
+  gradient stays finite for ``gamma < 1`` where torch-uncertainty's is NaN (shown in the
+  last test, which only documents it; the value is the same).
+* **Temperature scaling** (NLL-fitted T, Guo et al. 2017) = torch-uncertainty's
+  ``TemperatureScaler`` (LBFGS on the cross-entropy) and netcal's ``TemperatureScaling``
+  (scipy on the NLL; its ``temperature`` attribute is the inverse temperature, the weight of
+  the logits): our continuous fit within 1e-2 of each, our grid fit (the papers' grid,
+  step 0.1) within one grid step, and netcal's calibrated probabilities equal to
+  ``softmax(z / T)`` at its T.
+* **ECE** (top-label, equal-width bins) = netcal's ``ECE`` for several bin counts, on
+  continuous confidences (the two put a confidence exactly on a bin edge in different bins).
+* **Smooth ECE** = relplot's ``smECE``: ``tests/test_metrics.py::test_smooth_ece_matches_relplot``.
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+import torch
+
+from replicate import losses, metrics, posthoc
+
+tu_losses = pytest.importorskip("torch_uncertainty.losses", reason="torch-uncertainty (test extra) is not installed")
+tu_calibration = pytest.importorskip("torch_uncertainty.post_processing")
+netcal_metrics = pytest.importorskip("netcal.metrics", reason="netcal (test extra) is not installed")
+netcal_scaling = pytest.importorskip("netcal.scaling")
+
+
+def miscalibrated(n=4000, k=10, t_true=1.7, seed=0):
+    """Logits whose labels are drawn from ``softmax(z / t_true)``: the NLL-optimal T is near ``t_true``."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, k)) * 3.0
+    p = metrics.probs_from_logits(z, t_true)
+    y = (p.cumsum(1) > rng.random((n, 1))).argmax(1)
+    return z, y
+
+
+@pytest.mark.parametrize("gamma", [0.0, 0.5, 1.0, 2.0, 3.0, 5.0])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_focal_loss_equals_torch_uncertainty_focal_loss(gamma, reduction):
+    g = torch.Generator().manual_seed(int(10 * gamma))
+    z = (3 * torch.randn(64, 10, generator=g, dtype=torch.float64)).requires_grad_()
+    y = torch.randint(0, 10, (64,), generator=g)
+    ours = losses.Focal(gamma=gamma, reduction=reduction)(z, y)
+    (d_ours,) = torch.autograd.grad(ours, z)
+    theirs = tu_losses.FocalLoss(gamma=gamma, reduction=reduction)(z, y)
+    (d_theirs,) = torch.autograd.grad(theirs, z)
+    assert ours.item() == pytest.approx(theirs.item(), rel=1e-12)
+    torch.testing.assert_close(d_ours, d_theirs, rtol=1e-10, atol=1e-14)
+
+
+def test_the_default_reductions_differ_by_the_batch_size():
+    z, y = torch.randn(32, 5, dtype=torch.float64), torch.randint(0, 5, (32,))
+    ours, theirs = losses.get_loss("focal", gamma=3.0)(z, y), tu_losses.FocalLoss(gamma=3.0)(z, y)
+    assert ours.item() == pytest.approx(32 * theirs.item(), rel=1e-12)
+
+
+def test_at_a_saturated_softmax_the_values_agree_and_only_our_gradient_is_finite():
+    z = torch.tensor([[60.0, 0.0, -5.0], [0.3, 0.2, 0.1]], dtype=torch.float64, requires_grad=True)
+    y = torch.tensor([0, 1])
+    ours, theirs = losses.Focal(gamma=0.5, reduction="sum")(z, y), tu_losses.FocalLoss(gamma=0.5, reduction="sum")(z, y)
+    assert ours.item() == pytest.approx(theirs.item(), rel=1e-12)
+    assert torch.isfinite(torch.autograd.grad(ours, z)[0]).all()
+    assert not torch.isfinite(torch.autograd.grad(theirs, z)[0]).all()  # documents theirs (may change)
+
+
+def torch_uncertainty_temperature(z, y) -> float:
+    scaler = tu_calibration.TemperatureScaler(model=None)
+    data = torch.utils.data.TensorDataset(torch.tensor(z, dtype=torch.float32), torch.tensor(y))
+    logging.getLogger().setLevel(logging.ERROR)  # "model is None. Fitting ... on the dataloader's data directly."
+    try:
+        scaler.fit(torch.utils.data.DataLoader(data, batch_size=1000), progress=False)
+    finally:
+        logging.getLogger().setLevel(logging.WARNING)
+    return float(scaler.temperature[0].detach())
+
+
+def netcal_temperature(z, y):
+    ts = netcal_scaling.TemperatureScaling()
+    probs = metrics.probs_from_logits(z)
+    ts.fit(probs, y)
+    return 1.0 / float(np.ravel(ts.temperature)[0]), ts.transform(probs)
+
+
+@pytest.mark.parametrize("t_true", [0.6, 1.0, 1.7, 3.0])
+def test_temperature_scaling_agrees_with_torch_uncertainty_and_netcal(t_true):
+    z, y = miscalibrated(t_true=t_true, seed=int(10 * t_true))
+    continuous = posthoc.fit_temperature(z, y, method="nll").params["T"]
+    grid = posthoc.fit_temperature(z, y, metric="nll").params["T"]
+    step = float(np.diff(posthoc.TS_GRID)[0])
+    t_tu = torch_uncertainty_temperature(z, y)
+    t_nc, calibrated = netcal_temperature(z, y)
+    for theirs in (t_tu, t_nc):
+        assert continuous == pytest.approx(theirs, abs=1e-2)
+        assert abs(grid - theirs) <= step + 1e-9
+    np.testing.assert_allclose(calibrated, posthoc.temperature_scale(z, t_nc), atol=1e-6)
+
+
+@pytest.mark.parametrize("n_bins", [5, 10, 15, 20])
+def test_ece_equals_netcal_ece(n_bins):
+    rng = np.random.default_rng(n_bins)
+    probs = rng.dirichlet(np.full(10, 0.3), size=3000)
+    y = np.where(rng.random(3000) < 0.7, probs.argmax(1), rng.integers(0, 10, 3000))
+    theirs = netcal_metrics.ECE(bins=n_bins).measure(probs, y)
+    assert metrics.ece(probs, y, n_bins=n_bins) == pytest.approx(float(theirs), abs=1e-12)
