@@ -42,7 +42,7 @@ from scipy import optimize, special
 from . import metrics as _metrics
 from .checks import positive_int
 from .posthoc_fts import AUTHORS_CLAMP, LINKS, PAPER_T_GRID, SELECT_METRICS, check_clamp, fts_probs, grid_scores
-from .theory.fts import check_gamma
+from .theory.fts.calibration_map import check_gamma
 
 __all__ = [
     "Calibrator", "temperature_scale", "temperature_curve", "fit_temperature",

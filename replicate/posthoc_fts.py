@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from . import binning as _b
-from .theory.fts import check_gamma
+from .theory.fts.calibration_map import check_gamma
 
 __all__ = ["PAPER_T_GRID", "AUTHORS_CLAMP", "LINKS", "GUARDS", "SELECT_METRICS", "check_clamp", "fts_log_probs",
            "authors_focal_link", "fts_probs", "grid_scores"]

@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 from replicate import claims as cl
-from replicate.theory import adafocal_claims as ac
-from replicate.theory import adafocal_figures as af
-from replicate.theory import focal_claims as fc
-from replicate.theory import focal_figures as ff
+from replicate.theory.adafocal import claims as ac
+from replicate.theory.adafocal import figures as af
+from replicate.theory.focal_loss import claims as fc
+from replicate.theory.focal_loss import figures as ff
 from replicate.theory.curve_shape import curve_shape, is_unimodal
-from replicate.theory.focal_gradient import focal_gradient_factor
+from replicate.theory.focal_loss.gradient import focal_gradient_factor
 from replicate.theory.report import TheoryReport, plain
 
 matplotlib.use("Agg")

@@ -14,13 +14,13 @@ import torch
 import replicate as rp
 from replicate import comparison as cmp
 from replicate.comparison import layouts as lay
-from replicate.experiments import dual_focal as exp
-from replicate.experiments import dual_focal_claims as cl
-from replicate.experiments import dual_focal_evidence as ev
-from replicate.experiments import dual_focal_appendix_rules as ap
-from replicate.experiments import dual_focal_figure_rules as fr
-from replicate.experiments import dual_focal_rules as ru
-from replicate.figures import dual_focal as fig
+from replicate.experiments.dual_focal import plan as exp
+from replicate.experiments.dual_focal import claims as cl
+from replicate.experiments.dual_focal import evidence as ev
+from replicate.experiments.dual_focal import appendix_rules as ap
+from replicate.experiments.dual_focal import figure_rules as fr
+from replicate.experiments.dual_focal import rules as ru
+from replicate.experiments.dual_focal import figures as fig
 
 
 # ----------------------------------------------------------------------------- plan
@@ -54,7 +54,7 @@ def test_cpu_plan_groups_and_the_runs_it_shares_with_the_mukhoti_chapter():
     assert p.seeds == (1, 2, 3) and list(p.groups) == ["image", "history", "table3", "dual_logit", "gamma", "text"]
     assert len(p.image) == 7 * 3 and all(s == 1 for g in ("history", "table3", "dual_logit", "gamma", "text")
                                          for _, s in p.group(g))
-    muk = rp.experiments.mukhoti.plan("cpu", device="cpu")
+    muk = rp.experiments.focal_loss.plan.plan("cpu", device="cpu")
     for k in ("cross_entropy", "brier", "mmce", "ls005", "flsd53"):       # the same configuration, the same run
         assert p.image[(k, 1)].key == muk.image[(k, 1)].key
         assert p.text[(k, 1)].key == muk.text[(k, 1)].key
@@ -372,7 +372,7 @@ def cpu_chapter():
     runs = cmp.load_groups(p)
     if "image" not in runs or any(r.store != "results" for r in runs["image"].values()):
         pytest.skip("the chapter's cpu image runs are not in the committed store")
-    return rp.experiments.dual_focal_tables.chapter(p, runs)
+    return rp.experiments.dual_focal.views.chapter(p, runs)
 
 
 def test_committed_cpu_runs_agree_with_their_records(cpu_chapter):
@@ -390,7 +390,7 @@ def test_every_glued_key_of_the_chapter_is_produced(cpu_chapter):
 
     import replicate.runner as runner
 
-    tab = rp.experiments.dual_focal_tables
+    tab = rp.experiments.dual_focal.views
     text = runner.resolve_notebook("exp_dual_focal").read_text()
     used = set(re.findall(r"\{glue:text\}`([^`]+)`", text))
     log = cl.claims_log(cpu_chapter.plan, cpu_chapter.runs)

@@ -1,4 +1,4 @@
-"""What the Mukhoti chapter (exp_focal_loss) shows: :mod:`replicate.experiments.mukhoti_views`
+"""What the Mukhoti chapter (exp_focal_loss) shows: :mod:`replicate.experiments.focal_loss.views`
 on constructed frames and stand-in runs, and on the committed cpu runs against numbers
 computed here from their logits and records (skipped when they are not in the store)."""
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from replicate import comparison as cmp
 from replicate import experiments
 
-views = experiments.mukhoti_views
-exp = experiments.mukhoti
+views = experiments.focal_loss.views
+exp = experiments.focal_loss.plan
 
 
 def _summary(rows):

@@ -13,7 +13,11 @@ import pytest
 import replicate as rp
 from replicate import comparison as cmp
 from replicate import experiments, runner, synthetic
-from replicate.experiments import fts, fts_claims, fts_evidence, fts_links, fts_tables
+from replicate.experiments.fts import claims as fts_claims
+from replicate.experiments.fts import evidence as fts_evidence
+from replicate.experiments.fts import links as fts_links
+from replicate.experiments.fts import plan as fts
+from replicate.experiments.fts import views as fts_tables
 
 
 # ----------------------------------------------------------------------------- plan
@@ -32,7 +36,7 @@ def test_plan_defaults_and_reuse_of_the_mukhoti_runs():
     assert [m.key for m in smoke.methods["image"]] == list(fts.SMOKE_METHODS) and smoke.seeds == (1, 2)
     cpu = fts.plan("cpu", device="cpu")
     assert [m.key for m in cpu.methods["image"]] == list(fts.METHOD_KEYS) and cpu.seeds == (1, 2, 3)
-    mk = experiments.mukhoti.plan("cpu", text_dataset=None, device="cpu")
+    mk = experiments.focal_loss.plan.plan("cpu", text_dataset=None, device="cpu")
     for key in ("cross_entropy", "fl1", "fl2", "fl3", "flsd53"):          # the same configuration, the same run
         assert cpu.image[(key, 1)].key == mk.image[(key, 1)].key
     assert cpu.references["cifar10"].model == "Resnet-50"

@@ -68,14 +68,14 @@ def test_experiment_claims_from_the_store_or_not_tested(tmp_path, monkeypatch):
     paper's own rows are still decided; every verdict is of the vocabulary."""
     monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
-    log = experiments.mukhoti.claims("smoke")
+    log = experiments.focal_loss.claims.claims("smoke")
     f = log.frame()
     ours = f[f.evidence.str.startswith("ours")]
     assert len(ours) == 2 * 5 and (ours.verdict == "not tested").all()
     assert ours.note.str.contains("not in the run store").all()
     paper = f[f.evidence.str.startswith("paper")]
     assert set(paper.verdict) <= set(rp.claims.VERDICTS) and "holds" in set(paper.verdict)
-    assert (f.section == experiments.mukhoti.SECTION).all()
+    assert (f.section == experiments.focal_loss.plan.SECTION).all()
     source = next(s for s in rp.claims.sources(kind="experiment") if s.chapter == "exp_focal_loss")
     assert rp.claims.build(source, "smoke").summary() == log.summary()
 

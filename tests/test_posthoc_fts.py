@@ -8,7 +8,7 @@ import pytest
 from scipy import special
 
 from replicate import metrics, posthoc, posthoc_fts, synthetic
-from replicate.theory.fts import focal_calibration_map
+from replicate.theory.fts.calibration_map import focal_calibration_map
 
 
 def _data(n=400, k=6, scale=1.0, seed=0):

@@ -1,4 +1,4 @@
-"""Tests of replicate.theory.focal and .linear_experiment (Mukhoti et al. 2020).
+"""Tests of replicate.theory.focal_loss and .linear_experiment (Mukhoti et al. 2020).
 
 Every number quoted in notebooks/theory_focal_loss.md is pinned here against an
 independent computation: mpmath at high precision (closed forms, root finding on the
@@ -16,8 +16,8 @@ import torch
 from scipy.optimize import brentq, minimize, minimize_scalar
 
 import replicate as rp
-from replicate.theory import focal as fl
-from replicate.theory import linear_experiment as lin
+from replicate.theory import focal_loss as fl
+from replicate.theory.focal_loss import linear_experiment as lin
 
 mp.mp.dps = 40
 
@@ -430,7 +430,7 @@ def test_eq7_and_k_against_mpmath():
 
 
 def test_complex_step_reference_of_the_claims():
-    from replicate.theory.focal_claims_gradient import g_complex_step
+    from replicate.theory.focal_loss.claims_gradient import g_complex_step
 
     for p in (0.01, 0.4, 0.95):
         assert g_complex_step(p, 3.5) == pytest.approx(float(mp.diff(lambda x: g_mp(x, 3.5), p)), rel=1e-12)
