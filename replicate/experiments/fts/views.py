@@ -12,7 +12,7 @@ import pandas as pd
 from ... import comparison as cmp
 from .plan import ADAFOCAL_NOTE, CHAPTER, PAPER, UNREACHABLE
 
-#: the paper's Table 1, stored as one spec per metric (:mod:`replicate.paper_tables.komisarenko2024`)
+#: the paper's Table 1, stored as one spec per metric (:mod:`replicate.paper_tables.fts`)
 TABLE1_SPECS = ("table1_accuracy", "table1_nll", "table1_adaece", "table1_gamma_ev")
 
 

@@ -18,7 +18,7 @@ import replicate as rp
 from replicate import paper_tables as pt
 
 P = "liang2024"
-MOD = importlib.import_module(f"replicate.paper_tables.{P}")
+MOD = importlib.import_module(f"replicate.paper_tables.{pt.PAPERS[P]}")
 IMAGE_ROWS = [(d, m) for d in ("CIFAR-100", "CIFAR-10") for m in
               ("ResNet-50", "ResNet-110", "Wide-ResNet-26-10", "DenseNet-121")] + [("Tiny-ImageNet", "ResNet-50")]
 ROWS12 = IMAGE_ROWS + [(d, "Global Pooling CNN") for d in ("20 Newsgroups", "AG News", "FinSen")]

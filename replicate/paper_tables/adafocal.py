@@ -10,7 +10,7 @@ over 5 runs (caption), so their temperatures are not on the 0.1 grid (1.08, 0.96
 Baselines: footnote 3 says the cross-entropy, Brier, MMCE and FLSD-53 numbers are
 "borrowed" from Mukhoti et al. (2020) - the NeurIPS 2020 version, whose LS-0.05 and
 Tiny-ImageNet rows are not in our (ICLR 2020) Mukhoti text; what can be compared is compared
-in ``tests/test_paper_tables_ghosh2022.py`` and every difference found is a cell note here.
+in ``tests/test_paper_tables_adafocal.py`` and every difference found is a cell note here.
 
 Extraction damage, stored as printed with our reading beside it (``cells``): Table 1 lost
 decimal points ("08", "13", "272", "1548") or turned them into colons ("13:01", "17:92");

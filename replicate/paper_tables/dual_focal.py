@@ -8,7 +8,7 @@ unless ``units`` says otherwise; "Post T" cells are printed ``value(T)``.
 Baselines: the paper uses "pre-trained weights provided by Mukhoti et al. (2020) for some of
 the results" (Sec. 5); its baseline columns repeat Mukhoti et al.'s numbers - of the NeurIPS
 2020 version, whose label-smoothing and Tiny-ImageNet rows are not in our (ICLR 2020)
-Mukhoti text. ``tests/test_paper_tables_tao2023.py`` compares every baseline cell that our
+Mukhoti text. ``tests/test_paper_tables_dual_focal.py`` compares every baseline cell that our
 Mukhoti tables hold, and every difference found is a cell note here. "Weight Decay" is
 cross-entropy training with weight decay 5e-4 (method ``cross_entropy``); "Focal Loss
 (Mukhoti et al., 2020)" is FLSD-53 (Sec. 5, "we employ the FLSD-53 strategy").

@@ -17,7 +17,7 @@ import replicate as rp
 from replicate import paper_tables as pt
 
 P = "komisarenko2024"
-MOD = importlib.import_module(f"replicate.paper_tables.{P}")
+MOD = importlib.import_module(f"replicate.paper_tables.{pt.PAPERS[P]}")
 DATASETS = ["CIFAR-100", "CIFAR-10", "TinyImageNet"]
 METHODS = ["cross_entropy", "fl1", "fl3", "fl7", "flsd53", "adafocal"]
 SPECS = {"table1_accuracy": ("accuracy", "percent", ["posthoc=ts", "posthoc=fts"]),
