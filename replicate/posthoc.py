@@ -40,9 +40,8 @@ import pandas as pd
 from scipy import optimize, special
 
 from . import metrics as _metrics
-from .checks import positive_int
+from . import checks
 from .posthoc_fts import AUTHORS_CLAMP, LINKS, PAPER_T_GRID, SELECT_METRICS, check_clamp, fts_probs, grid_scores
-from .theory.fts.calibration_map import check_gamma
 
 __all__ = [
     "Calibrator", "temperature_scale", "temperature_curve", "fit_temperature",
@@ -147,7 +146,7 @@ class Calibrator:
         _check_choice("name", self.name, ("temperature", "focal_temperature"))
         _check_T(self.params.get("T"))
         if self.name == "focal_temperature":
-            check_gamma(self.params.get("gamma"), name="gamma")
+            checks.gamma(self.params.get("gamma"), lo=-1.0, strict=True)
             _check_choice("link", self.params.get("link", "intended"), LINKS)
             check_clamp(self.params.get("clamp"))
 
@@ -208,7 +207,7 @@ def temperature_curve(val_logits, val_labels, grid=None, n_bins: int = 15,
     z = _check_logits(val_logits)
     y = _check_labels(val_labels, z)
     temps = _check_grid(TS_GRID if grid is None else grid, "grid")
-    n_bins = positive_int("n_bins", n_bins)
+    n_bins = checks.positive_int("n_bins", n_bins)
     for m in metrics:
         _check_choice("metric", m, _TS_METRICS)
     out = {"T": temps}
@@ -298,7 +297,7 @@ def fit_focal_temperatures(val_logits, val_labels, gammas=None, temperatures=Non
         raise ValueError(f"metrics must name at least one of {list(_FTS_METRICS)}")
     for m in metrics:
         _check_choice("metric", m, _FTS_METRICS)
-    n_bins = positive_int("n_bins", n_bins)
+    n_bins = checks.positive_int("n_bins", n_bins)
     link = _check_choice("link", link, LINKS)
     clamp = check_clamp(clamp)
     if link == "authors" and clamp not in (None, AUTHORS_CLAMP):
@@ -307,7 +306,7 @@ def fit_focal_temperatures(val_logits, val_labels, gammas=None, temperatures=Non
     gs = list(FTS_GAMMAS if gammas is None else np.asarray(gammas, dtype=np.float64).ravel())
     if not gs:
         raise ValueError("gammas must be a non-empty sequence")
-    gs = [check_gamma(g, name="gamma") for g in gs]
+    gs = [checks.gamma(g, lo=-1.0, strict=True) for g in gs]
     temps = _check_grid(FTS_T_GRID if temperatures is None else temperatures, "temperatures")
     search = grid_scores(z, y, gs, temps, tuple(dict.fromkeys(metrics)), link=link,
                          clamp=AUTHORS_CLAMP if link == "authors" else clamp, n_bins=n_bins,

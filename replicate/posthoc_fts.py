@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from . import binning as _b
-from .theory.fts.calibration_map import check_gamma
+from . import checks
 
 __all__ = ["PAPER_T_GRID", "AUTHORS_CLAMP", "LINKS", "GUARDS", "SELECT_METRICS", "check_clamp", "fts_log_probs",
            "authors_focal_link", "fts_probs", "grid_scores"]
@@ -152,7 +152,7 @@ def fts_log_probs(logits, T, gamma, clamp=None) -> np.ndarray:
     (Eq. 1 after temperature scaling), float64, shape of ``logits``. ``clamp``: None (exact)
     or clip ``q`` to ``[clamp, 1 - clamp]`` before the map (the authors use 1e-12)."""
     z = _as_logits(logits).astype(np.float64)
-    t, g, c = _check_T(T), check_gamma(gamma, name="gamma"), check_clamp(clamp)
+    t, g, c = _check_T(T), checks.gamma(gamma, lo=-1.0, strict=True), check_clamp(clamp)
     return _log_map(_parts(z, z.argmax(axis=1), np.array([t]), c), g)[0]
 
 
@@ -201,7 +201,7 @@ def authors_focal_link(logits, T, gamma, *, dtype="float32", clamp=AUTHORS_CLAMP
     (theirs: 1e-12; None: none), ``guard`` one of "broadcast" (their code), "row" (the guard
     as meant) or "none"."""
     z = _as_logits(logits).astype(np.float64)
-    t, g, c = _check_T(T), check_gamma(gamma, name="gamma"), check_clamp(clamp)
+    t, g, c = _check_T(T), checks.gamma(gamma, lo=-1.0, strict=True), check_clamp(clamp)
     if guard not in GUARDS:
         raise ValueError(f"guard must be one of {', '.join(GUARDS)}; got {guard!r}")
     if np.dtype(dtype) not in (np.float32, np.float64):

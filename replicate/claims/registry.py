@@ -24,6 +24,7 @@ import importlib
 import time
 from dataclasses import dataclass
 
+from ..checks import positive_int
 from ..papers import PAPERS, get_paper
 from .log import KINDS, ClaimLog
 
@@ -111,8 +112,7 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
     seconds)`` is called as each source finishes."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1; got {workers!r}")
+    workers = positive_int("workers", workers)
     groups: dict[str, list[int]] = {}
     for i, s in enumerate(srcs):
         groups.setdefault(s.builder.partition(":")[0], []).append(i)

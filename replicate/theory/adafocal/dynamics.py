@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..focal_loss.gradient import _probs, focal_gradient_factor
+from ... import checks
+from ..focal_loss.gradient import focal_gradient_factor
 
 __all__ = ["calfocal_gamma", "calfocal_loss_curve", "calfocal_slopes", "simulate_gamma",
            "simulate_closed_loop", "gap_scenarios", "fixed_point", "linearised_factor",
@@ -61,10 +62,10 @@ def calfocal_loss_curve(p, a_val: float = 0.8, lam: float = 10.0):
 
     import replicate.losses as losses
 
-    p = _probs(p)
+    p = checks.probabilities(p)
     if not np.all((p > 0) & (p < 1)):
         raise ValueError("p must lie in the open interval (0, 1)")
-    a = float(_probs(a_val, "a_val"))
+    a = float(checks.probabilities(a_val, "a_val"))
     loss = losses.get_loss("calfocal", case=1, lam=_lam(lam))
     loss.acc.fill_(a)
     flat = torch.as_tensor(p.reshape(-1), dtype=torch.float64)
@@ -82,8 +83,8 @@ def calfocal_slopes(p, a_val: float = 0.8, lam: float = 10.0) -> dict:
     a detached gamma (the losses module, PROTOCOL.md) trains with the first term only,
     ``-g(p, gamma)/p`` (``detached``; Mukhoti et al. Prop. 1). Also returns ``gamma``.
     """
-    p = _probs(p)
-    gam = calfocal_gamma(p - float(_probs(a_val, "a_val")), lam)
+    p = checks.probabilities(p)
+    gam = calfocal_gamma(p - float(checks.probabilities(a_val, "a_val")), lam)
     lam = _lam(lam)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         detached = -focal_gradient_factor(p, gam) / p
@@ -138,8 +139,7 @@ def simulate_closed_loop(response, gamma0: float = 1.0, epochs: int = 100, **upd
     """
     from replicate.losses import adafocal_gamma_update
 
-    if int(epochs) != epochs or epochs < 1:
-        raise ValueError(f"epochs must be a positive integer, got {epochs!r}")
+    epochs = checks.positive_int("epochs", epochs)
     g = np.array([float(gamma0)])
     gammas, gaps = [g[0]], []
     for _ in range(int(epochs)):
@@ -158,9 +158,7 @@ def gap_scenarios(epochs: int = 60, seed: int = 0) -> dict:
     - ``"under-confident"``: a persistent gap of -0.10;
     - ``"noisy around 0"``: i.i.d. normal gaps with mean 0 and sd 0.05 (clipped to [-1, 1]).
     """
-    if int(epochs) != epochs or epochs < 2:
-        raise ValueError(f"epochs must be an integer >= 2, got {epochs!r}")
-    t = int(epochs)
+    t = checks.positive_int("epochs", epochs, lo=2)
     half = t // 2
     rng = np.random.default_rng(seed)
     return {

@@ -22,10 +22,12 @@ Eq. 9 map, so that the chapter can test Theorem 1 and Eqs. 9-11 against each oth
 """
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
 
+from ... import checks
 from .._simplex import minimize_on_simplex
 
 __all__ = [
@@ -45,14 +47,8 @@ __all__ = [
 ]
 
 _BISECT = 200
-
-
-def _gamma(gamma, *, name: str = "gamma") -> np.ndarray:
-    g = np.asarray(gamma, dtype=np.float64)
-    if not np.all(np.isfinite(g)) or np.any(g <= 0):
-        raise ValueError(f"{name} must be finite and > 0 (phi is constant 1 at gamma = 0), "
-                         f"got {gamma!r}")
-    return g
+#: gamma of phi: > 0 (checks.gammas), since phi is constant 1 at gamma = 0
+_gamma = functools.partial(checks.gammas, strict=True, why=" (phi is constant 1 at gamma = 0)")
 
 
 def _dual(c, *, name: str = "c") -> np.ndarray:
@@ -60,13 +56,6 @@ def _dual(c, *, name: str = "c") -> np.ndarray:
     if not np.all(np.isfinite(cc)) or np.any((cc < 0) | (cc >= 1)):
         raise ValueError(f"{name} (the dual probability q_j) must lie in [0, 1), got {c!r}")
     return cc
-
-
-def _unit(v, *, name: str = "v") -> np.ndarray:
-    vv = np.asarray(v, dtype=np.float64)
-    if not np.all((vv >= 0) & (vv <= 1)):
-        raise ValueError(f"{name} must lie in [0, 1] (no NaN), got values outside")
-    return vv
 
 
 def _xlogx(v: np.ndarray) -> np.ndarray:
@@ -89,7 +78,7 @@ def dual_focal_phi(v, gamma, c):
     All arguments broadcast. ``v log v`` is 0 at ``v = 0`` and the second term is 0 at
     ``v = 1, c = 0`` (its limit), so ``phi(0) = (1+c)^gamma`` and ``phi(1) = c^gamma``.
     """
-    v, g, c = np.broadcast_arrays(_unit(v), _gamma(gamma), _dual(c))
+    v, g, c = np.broadcast_arrays(checks.probabilities(v, "v"), _gamma(gamma), _dual(c))
     b = 1.0 - v + c
     with np.errstate(divide="ignore", invalid="ignore"):
         second = np.where(b > 0, g * b ** (g - 1.0) * _xlogx(v), 0.0)
@@ -104,7 +93,7 @@ def _s(v, g, c):
 
 def dual_focal_phi_derivative(v, gamma, c):
     """``d phi / dv = gamma (1-v+C)^(gamma-2) s(v)`` for ``v`` in (0, 1) (App. B, Eq. 25)."""
-    v, g, c = np.broadcast_arrays(_unit(v), _gamma(gamma), _dual(c))
+    v, g, c = np.broadcast_arrays(checks.probabilities(v, "v"), _gamma(gamma), _dual(c))
     if np.any((v <= 0) | (v >= 1)):
         raise ValueError("v must lie in the open interval (0, 1) for the derivative")
     out = g * (1.0 - v + c) ** (g - 2.0) * _s(v, g, c)
@@ -180,15 +169,6 @@ def phi_key_points(gamma, c=0.0) -> dict:
 
 
 # ----------------------------------------------------------------------------- risks
-def _simplex(q, name: str) -> np.ndarray:
-    a = np.asarray(q, dtype=np.float64)
-    if a.ndim < 1 or a.shape[-1] < 2:
-        raise ValueError(f"{name} must have the classes on the last axis (>= 2), got {a.shape}")
-    if not np.all((a >= 0) & (a <= 1)):
-        raise ValueError(f"{name} must hold probabilities in [0, 1] (no NaN)")
-    return a
-
-
 def _dual_probability(q: np.ndarray, eta: np.ndarray | None, ties: str) -> np.ndarray:
     """``c_i``: the largest ``q_k < q_i`` (0 if none); under ``ties="limit"`` a tied class
     that is not its group's designated lowest member (largest ``eta``) gets ``c_i = q_i``."""
@@ -230,7 +210,7 @@ def dual_focal_conditional_risk(q, eta, gamma, *, ties: str = "strict"):
 
     Classes with ``eta_i = 0`` contribute 0. Broadcasts over leading axes.
     """
-    q, eta = _simplex(q, "q"), _simplex(eta, "eta")
+    q, eta = checks.simplex(q, "q", normalised=False), checks.simplex(eta, "eta", normalised=False)
     if ties not in _TIES:
         raise ValueError(f"ties must be one of {_TIES}, got {ties!r}")
     g = float(_gamma(gamma))
@@ -241,14 +221,14 @@ def dual_focal_conditional_risk(q, eta, gamma, *, ties: str = "strict"):
 
 def focal_conditional_risk(q, eta, gamma):
     """Focal conditional risk ``sum_i eta_i (-(1 - q_i)^gamma log q_i)`` (Eq. 4, first line)."""
-    q, eta = _simplex(q, "q"), _simplex(eta, "eta")
+    q, eta = checks.simplex(q, "q", normalised=False), checks.simplex(eta, "eta", normalised=False)
     g = float(_gamma(gamma))
     loss = _per_class_loss(q, g, 0.0)
     return np.where(eta > 0, eta * loss, 0.0).sum(-1)
 
 
 def _minimize(risk, eta, resolution, lattice_risk=None):
-    eta = _simplex(eta, "eta")
+    eta = checks.simplex(eta, "eta", normalised=False)
     shape = eta.shape
     q, _ = minimize_on_simplex(risk, eta.reshape(-1, shape[-1]), shape[-1], resolution=resolution,
                                lattice_risk=lattice_risk)
@@ -331,7 +311,7 @@ def order_report(q, eta, *, atol: float = 1e-9) -> dict:
     - ``order_violation``: some ``q_a < q_b`` with ``eta_a >= eta_b`` (Theorem 1 fails);
     - ``bayes_recovered``: the prediction's argmax is unique and is a Bayes class.
     """
-    q, eta = _simplex(q, "q"), _simplex(eta, "eta")
+    q, eta = checks.simplex(q, "q", normalised=False), checks.simplex(eta, "eta", normalised=False)
     s = np.sort(q, -1)
     gaps = np.diff(s, axis=-1)
     viol = ((q[..., :, None] < q[..., None, :] - atol)
@@ -358,7 +338,7 @@ def dfl_stationary_posterior(q, gamma):
     forward and normalised. ``q`` must have distinct, positive entries (the risk is not
     differentiable at ties).
     """
-    q = _simplex(q, "q")
+    q = checks.simplex(q, "q", normalised=False)
     g = float(_gamma(gamma))
     order = np.argsort(-q, axis=-1)
     qs = np.take_along_axis(q, order, -1)
@@ -385,7 +365,7 @@ def paper_eq9_posterior(q, gamma):
     (the dual of the top class), ``phi = 1`` for the class ``j`` itself and
     ``phi = phi_C`` for every other class.
     """
-    q = _simplex(q, "q")
+    q = checks.simplex(q, "q", normalised=False)
     g = float(_gamma(gamma))
     order = np.argsort(-q, axis=-1)
     c = np.take_along_axis(q, order[..., 1:2], -1)

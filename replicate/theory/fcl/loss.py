@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import checks
+
 from .postprocessing import post_processing_gap, smooth_calibration_error  # noqa: F401 (re-export)
 
 __all__ = [
@@ -64,23 +66,8 @@ def _nonnegative(name: str, value) -> float:
     return v
 
 
-def _gamma(gamma) -> float:
-    return _nonnegative("gamma", gamma)
-
-
 def _lam(lam) -> float:
     return _nonnegative("lam (the calibration weight lambda)", lam)
-
-
-def _simplex(x, name: str, *, normalised: bool = True) -> np.ndarray:
-    a = np.asarray(x, dtype=np.float64)
-    if a.ndim < 1 or a.shape[-1] < 2:
-        raise ValueError(f"{name} must have the classes on the last axis (>= 2), got shape {a.shape}")
-    if not np.all((a >= 0) & (a <= 1)):
-        raise ValueError(f"{name} must hold probabilities in [0, 1] (no NaN)")
-    if normalised and np.any(np.abs(a.sum(-1) - 1.0) > 1e-6):
-        raise ValueError(f"{name} must sum to 1 along the last axis (within 1e-6)")
-    return a
 
 
 def _focal_terms(q: np.ndarray, g: float) -> np.ndarray:
@@ -90,8 +77,8 @@ def _focal_terms(q: np.ndarray, g: float) -> np.ndarray:
 
 def fcl_loss(q, y, gamma, lam, *, brier: str = "sum"):
     """Per-sample FCL (Definition 3.1) for predictions ``q`` and one-hot (or soft) labels ``y``."""
-    q, y = _simplex(q, "q"), _simplex(y, "y")
-    g, lv = _gamma(gamma), _lam(lam)
+    q, y = checks.simplex(q, "q"), checks.simplex(y, "y")
+    g, lv = checks.gamma(gamma), _lam(lam)
     s = _scale(brier, q.shape[-1])
     focal = np.where(y > 0, y * _focal_terms(q, g), 0.0).sum(-1)
     return focal + lv * s * ((q - y) ** 2).sum(-1)
@@ -99,8 +86,8 @@ def fcl_loss(q, y, gamma, lam, *, brier: str = "sum"):
 
 def fcl_conditional_risk(q, eta, gamma, lam, *, brier: str = "sum"):
     """``E_{y ~ eta} L_FCL(q, y)`` in closed form (Definition 4.2, Eq. 14)."""
-    q, eta = _simplex(q, "q"), _simplex(eta, "eta")
-    g, lv = _gamma(gamma), _lam(lam)
+    q, eta = checks.simplex(q, "q"), checks.simplex(eta, "eta")
+    g, lv = checks.gamma(gamma), _lam(lam)
     s = _scale(brier, q.shape[-1])
     focal = np.where(eta > 0, eta * _focal_terms(q, g), 0.0).sum(-1)
     brier_risk = ((q - eta) ** 2).sum(-1) + 1.0 - (eta ** 2).sum(-1)
@@ -116,7 +103,7 @@ def focal_weight(p, gamma):
     p = np.asarray(p, dtype=np.float64)
     if not np.all((p > 0) & (p <= 1)):
         raise ValueError("p must lie in (0, 1]")
-    g = _gamma(gamma)
+    g = checks.gamma(gamma)
     one_m = 1.0 - p
     with np.errstate(divide="ignore", invalid="ignore"):
         second = np.where(one_m > 0, g * one_m ** (g - 1.0) * np.log(p), 0.0)
@@ -180,8 +167,8 @@ def fcl_risk_minimizer(eta, gamma, lam, *, brier: str = "sum", iters: int = 52,
         resolution) and the most steps of the outer search on ``nu`` (Newton usually
         converges in fewer than ten).
     """
-    e = _simplex(eta, "eta")
-    g, lv = _gamma(gamma), _lam(lam)
+    e = checks.simplex(eta, "eta")
+    g, lv = checks.gamma(gamma), _lam(lam)
     shape = e.shape
     e = e.reshape(-1, shape[-1]) / e.reshape(-1, shape[-1]).sum(-1, keepdims=True)
     k = shape[-1]
@@ -242,7 +229,7 @@ def fcl_risk_minimizer(eta, gamma, lam, *, brier: str = "sum", iters: int = 52,
 
 def theorem_4_1_sides(q, eta) -> dict:
     """Both sides of Theorem 4.1: ``|max q - max eta| <= ||q - eta||_inf <= ||q - eta||_2``."""
-    q, eta = _simplex(q, "q", normalised=False), _simplex(eta, "eta", normalised=False)
+    q, eta = checks.simplex(q, "q", normalised=False), checks.simplex(eta, "eta", normalised=False)
     d = q - eta
     return {"gap": np.abs(q.max(-1) - eta.max(-1)), "linf": np.abs(d).max(-1),
             "l2": np.sqrt((d ** 2).sum(-1))}
@@ -261,7 +248,7 @@ def binary_loss(kind: str, *, gamma: float = 0.0, lam: float = 0.0, brier: str =
     """
     if kind not in _KINDS:
         raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
-    g = _gamma(gamma)
+    g = checks.gamma(gamma)
     lv = _lam(lam) if kind == "fcl" else 0.0
     s = _scale(brier, 2)
 

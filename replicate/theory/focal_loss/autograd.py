@@ -9,7 +9,7 @@
 """
 from __future__ import annotations
 
-from .gradient import _gammas
+from ... import checks
 
 __all__ = ["prop1_batch", "gradient_factor_autograd"]
 
@@ -24,9 +24,7 @@ def prop1_batch(n: int, seed: int = 0, num_classes: int = 10):
 
     from replicate.models import get_model
 
-    if int(n) != n or n < 2:
-        raise ValueError(f"n must be an integer >= 2, got {n!r}")
-    n = int(n)
+    n = checks.positive_int("n", n, lo=2)
     torch.manual_seed(seed)
     net = get_model("tiny_cnn", num_classes=num_classes).eval()
     x = torch.logspace(0, 3, n)[:, None, None, None] * torch.randn(n, 3, 32, 32)
@@ -55,7 +53,7 @@ def gradient_factor_autograd(model, x, y, gamma: float, *, params: str = "fc") -
 
     if params not in ("fc", "all"):
         raise ValueError(f"params must be 'fc' or 'all', got {params!r}")
-    gamma = float(_gammas(gamma))
+    gamma = float(checks.gammas(gamma))
     net = copy.deepcopy(model).double().eval()
     x = torch.as_tensor(x).double()
     y = torch.as_tensor(y).long()

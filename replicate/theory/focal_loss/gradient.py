@@ -23,26 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import checks
+
 __all__ = ["focal_gradient_factor", "log_gradient_factor", "gradient_factor_dp", "k_term", "k_term_dp",
            "gradient_threshold", "gradient_factor_dgamma", "shrink_gamma", "gradient_shrink_threshold"]
-
-
-def _probs(p, name: str = "p") -> np.ndarray:
-    arr = np.asarray(p, dtype=np.float64)
-    if not np.all((arr >= 0) & (arr <= 1)):
-        raise ValueError(f"{name} must hold probabilities in [0, 1] (finite, no NaN)")
-    return arr
-
-
-def _gammas(gamma, *, strict: bool = False) -> np.ndarray:
-    try:
-        g = np.asarray(gamma, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"gamma must be a real number or array, got {gamma!r}") from None
-    ok = np.isfinite(g) & ((g > 0) if strict else (g >= 0))
-    if not np.all(ok):
-        raise ValueError(f"gamma must be finite and {'> 0' if strict else '>= 0'}, got {gamma!r}")
-    return g
 
 
 def _scalar(out: np.ndarray):
@@ -70,8 +54,8 @@ def focal_gradient_factor(p, gamma):
     gamma : float or array_like, >= 0
         Focal parameter; broadcast against ``p``.
     """
-    p = _probs(p)
-    g = _gammas(gamma)
+    p = checks.probabilities(p)
+    g = checks.gammas(gamma)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.power(1.0 - p, g) * (1.0 + g * _h(p))
     return _scalar(out)
@@ -88,7 +72,7 @@ def log_gradient_factor(p, gamma):
     Its sign is that of ``g - 1`` even where ``g`` itself rounds to 1 (``p < 1e-16``);
     ``-inf`` at ``p = 1`` for ``gamma > 0``.
     """
-    return _scalar(_log_g(_probs(p), _gammas(gamma)))
+    return _scalar(_log_g(checks.probabilities(p), checks.gammas(gamma)))
 
 
 def gradient_factor_dp(p, gamma):
@@ -96,10 +80,10 @@ def gradient_factor_dp(p, gamma):
 
     ``gamma (1-p)^(gamma-2) [-2(1-p) - (1-p) log p + (gamma-1) p log p]``.
     """
-    p = _probs(p)
+    p = checks.probabilities(p)
     if not np.all((p > 0) & (p < 1)):
         raise ValueError("p must lie in the open interval (0, 1)")
-    g = _gammas(gamma)
+    g = checks.gammas(gamma)
     lp = np.log(p)
     return _scalar(g * np.power(1.0 - p, g - 2.0) * (-2.0 * (1.0 - p) - (1.0 - p) * lp + (g - 1.0) * p * lp))
 
@@ -111,8 +95,8 @@ def k_term(p, gamma):
     ``k(0) = 1`` and ``k(1) = -(1 + gamma)`` (``2(1-p)/log p -> -2``); both are returned at the
     end points.
     """
-    p = _probs(p)
-    g = _gammas(gamma)
+    p = checks.probabilities(p)
+    g = checks.gammas(gamma)
     x = 1.0 - p
     inner = (p > 0) & (p < 1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -125,10 +109,10 @@ def k_term_dp(p, gamma):
 
     ``log p + 1/p - 1 >= 0`` (from ``log x <= x - 1`` at ``x = 1/p``), so ``dk/dp < 0``.
     """
-    p = _probs(p)
+    p = checks.probabilities(p)
     if not np.all((p > 0) & (p < 1)):
         raise ValueError("p must lie in the open interval (0, 1)")
-    g = _gammas(gamma)
+    g = checks.gammas(gamma)
     lp = np.log(p)
     return _scalar(-2.0 * (lp + (1.0 - p) / p) / lp ** 2 - g)
 
@@ -147,7 +131,7 @@ def gradient_threshold(gamma, iters: int = 200):
     iters : int
         Bisection steps (200 reach float64 resolution).
     """
-    g = _gammas(gamma, strict=True)
+    g = checks.gammas(gamma, strict=True)
     lo = np.full(g.shape, np.log(1e-300))
     hi = np.full(g.shape, np.log(0.5))
     for _ in range(int(iters)):
@@ -164,8 +148,8 @@ def gradient_factor_dgamma(p, gamma):
     Positive: raising ``gamma`` enlarges the focal gradient at this ``p``; negative: it
     shrinks it (AdaFocal's working assumption, Ghosh et al. 2022, Sec. 5 and footnote 2).
     """
-    p = _probs(p)
-    g = _gammas(gamma)
+    p = checks.probabilities(p)
+    g = checks.gammas(gamma)
     h = _h(p)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.power(1.0 - p, g) * (h + (1.0 + g * h) * np.log1p(-p))
@@ -180,7 +164,7 @@ def shrink_gamma(p):
     ``gamma > shrink_gamma(p)``. Decreasing from ``+inf`` (``p -> 0``) through 0 (``p = 1/2``);
     negative above 1/2. Defined for ``p`` in (0, 1).
     """
-    p = _probs(p)
+    p = checks.probabilities(p)
     if not np.all((p > 0) & (p < 1)):
         raise ValueError("p must lie in the open interval (0, 1)")
     return _scalar(1.0 / -np.log1p(-p) - 1.0 / _h(p))
@@ -200,7 +184,7 @@ def gradient_shrink_threshold(gamma, iters: int = 200):
     ----------
     gamma : float or array_like, >= 0
     """
-    g = _gammas(gamma)
+    g = checks.gammas(gamma)
     lo = np.full(g.shape, np.log(1e-300))
     hi = np.full(g.shape, np.log(0.5))
     for _ in range(int(iters)):

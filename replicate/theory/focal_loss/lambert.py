@@ -18,13 +18,13 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import lambertw
 
-from .gradient import _probs
+from ... import checks
 
 __all__ = ["eq10_rhs", "lambert_w_gamma_branches", "lambert_w_gamma", "lambert_w_gamma_rootfind"]
 
 
 def _open_p0(p0) -> np.ndarray:
-    p = _probs(p0, "p0")
+    p = checks.probabilities(p0, "p0")
     if not np.all((p > 0) & (p < 1)):
         raise ValueError("p0 must lie in the open interval (0, 1)")
     return p
@@ -150,7 +150,7 @@ def lambert_w_gamma_rootfind(p0) -> np.ndarray:
     ``upper`` is doubled until the sign changes. One scalar solve per element; ``nan``
     for ``p0 >= 1/2``.
     """
-    p = np.atleast_1d(_probs(p0, "p0"))
+    p = np.atleast_1d(checks.probabilities(p0, "p0"))
     out = np.full(p.shape, np.nan)
     for i, v in enumerate(p):
         if not 0 < v < 0.5:

@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from ... import checks
+
 __all__ = ["make_clusters", "linear_loss_and_grad", "train_linear", "misclassified_confidence",
            "appendix_g", "spread_row", "spread_table", "LOSSES"]
 
@@ -53,8 +55,7 @@ def make_clusters(n_per_cluster: int = 100, std: float = 0.5, flip: float = 0.1,
     X : ndarray (N, 2), y : ndarray (N,) of 0/1 (observed, after flipping),
     flipped : ndarray (N,) bool.
     """
-    if int(n_per_cluster) != n_per_cluster or n_per_cluster < 1:
-        raise ValueError(f"n_per_cluster must be a positive integer, got {n_per_cluster!r}")
+    n_per_cluster = checks.positive_int("n_per_cluster", n_per_cluster)
     if not (np.isfinite(std) and std > 0):
         raise ValueError(f"std must be a finite number > 0, got {std!r}")
     if not (0 <= flip < 1):
@@ -138,8 +139,7 @@ def train_linear(X, y, loss: str = "ce", gamma: float = 1.0, lr: float = 0.5, it
     _check_loss(loss)
     if not (np.isfinite(lr) and lr > 0):
         raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
-    if int(iters) != iters or iters < 1 or int(record_every) != record_every or record_every < 1:
-        raise ValueError(f"iters and record_every must be positive integers, got {iters!r}, {record_every!r}")
+    iters, record_every = checks.positive_int("iters", iters), checks.positive_int("record_every", record_every)
     if not (np.isfinite(gamma) and gamma >= 0):
         raise ValueError(f"gamma must be a finite number >= 0, got {gamma!r}")
     X = np.asarray(X, dtype=np.float64)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gradient import _gammas
+from ... import checks
 
 __all__ = ["focal_expected_loss", "focal_kl_bound", "bernoulli_step", "focal_risk_minimizer", "entropy"]
 
@@ -64,18 +64,6 @@ def _safeguarded_newton(fun, lo, hi, x, iters: int, ftol=0.0):
     return x
 
 
-def _check_simplex(eta, name: str = "eta") -> np.ndarray:
-    e = np.asarray(eta, dtype=np.float64)
-    if e.ndim < 1 or e.shape[-1] < 2:
-        raise ValueError(f"{name} must have the classes on the last axis (>= 2 classes), "
-                         f"got shape {e.shape}")
-    if not np.all((e >= 0) & (e <= 1)):
-        raise ValueError(f"{name} must hold probabilities in [0, 1] (finite, no NaN)")
-    if np.any(np.abs(e.sum(-1) - 1.0) > 1e-6):
-        raise ValueError(f"{name} must sum to 1 along the last axis (within 1e-6)")
-    return e
-
-
 def focal_risk_minimizer(eta, gamma, iters: int = 200):
     """The prediction ``q`` minimising the conditional focal risk (Mukhoti et al. Eq. 13).
 
@@ -99,8 +87,8 @@ def focal_risk_minimizer(eta, gamma, iters: int = 200):
         Maximum safeguarded-Newton steps of each of the two nested searches (they stop
         early once every row has converged to float64 resolution).
     """
-    e = _check_simplex(eta)
-    g = float(_gammas(gamma))
+    e = checks.simplex(eta)
+    g = float(checks.gammas(gamma))
     e = e / e.sum(-1, keepdims=True)
     if g == 0.0:
         return e.copy()
@@ -157,8 +145,8 @@ def focal_expected_loss(p, q, gamma):
     ``p`` (target distribution) and ``q`` (prediction) have the classes on the last axis;
     terms with ``p_i = 0`` count as 0.
     """
-    p, q = _check_simplex(p, "p"), _check_simplex(q, "q")
-    g = _gammas(gamma)
+    p, q = checks.simplex(p, "p"), checks.simplex(q, "q")
+    g = checks.gammas(gamma)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, -np.power(1.0 - q, g) * p * np.log(q), 0.0)
     return terms.sum(-1)
@@ -178,8 +166,8 @@ def focal_kl_bound(p, q, gamma):
     ``gamma >= 1`` (Bernoulli's inequality); since ``H(p) >= 0`` it implies
     ``FL >= KL(p||q) - gamma H(q)``, the form quoted by AdaFocal.
     """
-    p, q = _check_simplex(p, "p"), _check_simplex(q, "q")
-    g = _gammas(gamma)
+    p, q = checks.simplex(p, "p"), checks.simplex(q, "q")
+    g = checks.gammas(gamma)
     with np.errstate(divide="ignore", invalid="ignore"):
         ce = np.where(p > 0, -p * np.log(q), 0.0).sum(-1)
     return ce - g * entropy(q)
@@ -192,7 +180,7 @@ def bernoulli_step(p, q, gamma):
     ``(1 - q)^gamma >= 1 - gamma q``, valid for ``gamma >= 1``; for ``0 < gamma < 1`` the
     inequality reverses.
     """
-    p, q = _check_simplex(p, "p"), _check_simplex(q, "q")
-    g = _gammas(gamma)
+    p, q = checks.simplex(p, "p"), checks.simplex(q, "q")
+    g = checks.gammas(gamma)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(p > 0, -(1.0 - g * q) * p * np.log(q), 0.0).sum(-1)

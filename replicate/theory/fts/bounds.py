@@ -21,7 +21,8 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import softmax
 
-from .calibration_map import check_gamma, focal_calibration_map
+from ... import checks
+from .calibration_map import focal_calibration_map
 
 __all__ = [
     "binary_logit_correction", "focal_calibration_logit", "slope_correction_at_zero",
@@ -40,20 +41,20 @@ def _h_of_logit(s):
 
 def binary_logit_correction(s, gamma):
     """``C(s) = (gamma+1) s - logit FC(s)`` for the binary focal calibration map (Prop. 2)."""
-    g = check_gamma(gamma)
+    g = checks.gamma(gamma, lo=-1.0, strict=True)
     s = np.asarray(s, dtype=np.float64)
     return np.log1p(g * _h_of_logit(s)) - np.log1p(g * _h_of_logit(-s))
 
 
 def focal_calibration_logit(s, gamma):
     """Logit of the binary focal calibration map applied to ``sigmoid(s)`` (Prop. 3's FC)."""
-    g = check_gamma(gamma)
+    g = checks.gamma(gamma, lo=-1.0, strict=True)
     return (g + 1.0) * np.asarray(s, dtype=np.float64) - binary_logit_correction(s, g)
 
 
 def slope_correction_at_zero(gamma) -> float:
     """``C'(0) = gamma (2 log 2 - 1) / (1 + gamma log 2)``: ``logit FC(s) ~ (gamma+1-C'(0)) s`` near 0."""
-    g = check_gamma(gamma)
+    g = checks.gamma(gamma, lo=-1.0, strict=True)
     return g * (2.0 * math.log(2.0) - 1.0) / (1.0 + g * math.log(2.0))
 
 
@@ -65,7 +66,7 @@ def tightest_temperature_bounds(gamma, *, s_max: float = 20.0, n: int = 20001):
     ``1/(gamma + 1 - min C(s)/s)`` and ``1/(gamma + 1 - sup C(s)/s)`` on a grid of ``n``
     logits in (0, s_max] together with the limit ``C'(0)``.
     """
-    g = check_gamma(gamma, allow_negative=False)
+    g = checks.gamma(gamma)
     s = np.linspace(0.0, s_max, n)[1:]
     ratio = binary_logit_correction(s, g) / s
     c0 = slope_correction_at_zero(g)
@@ -83,7 +84,7 @@ def paper_grid_temperature_bounds(gamma, *, s_max: float = 20.0, s_step: float =
     floating point). Returns ``(largest steep T, smallest flat T)``, found by bisection on
     the temperature grid (the bounding property is monotone in ``T``).
     """
-    g = check_gamma(gamma, allow_negative=False)
+    g = checks.gamma(gamma)
     k = int(round(s_max / s_step))
     s = (np.arange(-k + 1, k) * s_step).astype(dtype)
     fc = focal_calibration_map(np.stack([1 / (1 + np.exp(s.astype(np.float64))),
@@ -135,7 +136,7 @@ def prop3_check(gamma, s_values, *, dps: int | None = None):
     """
     import mpmath as mp
 
-    g = check_gamma(gamma, allow_negative=False)
+    g = checks.gamma(gamma)
     s_values = np.asarray(s_values, dtype=np.float64).ravel()
     if dps is None:
         dps = 30 + int((g + 1.0) * float(np.abs(s_values).max(initial=0.0)) / math.log(10.0))
@@ -245,7 +246,7 @@ def closest_temperature(gamma, logits, *, canonical: bool = False):
     common shift give the same deviation and are evaluated once (:func:`canonical_logits`;
     ``canonical=True`` says ``logits`` already are). Returns ``(T, max deviation)``.
     """
-    g = check_gamma(gamma)
+    g = checks.gamma(gamma, lo=-1.0, strict=True)
     z = np.asarray(logits, dtype=np.float64)
     z = z if canonical else canonical_logits(z)
     fc = focal_calibration_map(softmax(z, axis=-1), g)

@@ -25,11 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from ... import checks
+
 __all__ = [
     "focal_calibration_map",
     "binary_focal_calibration_map",
     "temperature_bounds",
-    "check_gamma",
     "focal_loss_true_class",
     "focal_loss_second_derivative",
     "focal_calibration_inverse",
@@ -37,23 +38,6 @@ __all__ = [
     "conditional_risk",
     "confidence_raising_threshold",
 ]
-
-
-def check_gamma(gamma: Any, *, name: str = "gamma", allow_negative: bool = True) -> float:
-    """Validate the focal parameter; return it as a float.
-
-    Allowed: a finite real ``gamma > -1`` (``gamma >= 0`` when ``allow_negative`` is
-    False). Below -1 the focal calibration weights change sign near ``q = 1`` and the map
-    is no longer a probability vector.
-    """
-    try:
-        g = float(gamma)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number, got {gamma!r}") from None
-    lo, desc = (-1.0, "> -1") if allow_negative else (0.0, ">= 0")
-    if not math.isfinite(g) or g < lo or (allow_negative and g <= lo):
-        raise ValueError(f"{name} must be a finite real number {desc}, got {gamma!r}")
-    return g
 
 
 def _is_torch(x: Any) -> bool:
@@ -121,7 +105,7 @@ def focal_calibration_map(probs, gamma):
 
     Rows that are exactly one-hot are returned unchanged (the continuous limit).
     """
-    g = check_gamma(gamma)
+    g = checks.gamma(gamma, lo=-1.0, strict=True)
     torch_in = _is_torch(probs)
     if torch_in:
         import torch
@@ -182,7 +166,7 @@ def temperature_bounds(gamma) -> tuple[float, float]:
     ``notebooks/theory_fts.md`` finds ``sigmoid(s/T_flat) < FC(s) < sigmoid(s/T_steep)``
     (mirrored for ``s < 0``). Requires ``gamma >= 0``.
     """
-    g = check_gamma(gamma, allow_negative=False)
+    g = checks.gamma(gamma)
     return 1.0 / (g + 1.0), 1.0 / (g + 1.0 - math.log1p(g) / 2.0)
 
 
@@ -195,7 +179,7 @@ def focal_loss_true_class(q, gamma):
 
     NumPy only, float64, any shape; ``f(0) = inf`` and ``f(1) = 0``.
     """
-    g = check_gamma(gamma, allow_negative=False)
+    g = checks.gamma(gamma)
     q = np.asarray(q, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(q < 1, -((1.0 - q) ** g) * np.log(q), 0.0)
@@ -210,7 +194,7 @@ def focal_loss_second_derivative(q, gamma):
     first term is negative): the focal loss is convex in the prediction. Defined for
     ``q`` in (0, 1).
     """
-    g = check_gamma(gamma, allow_negative=False)
+    g = checks.gamma(gamma)
     q = np.asarray(q, dtype=np.float64)
     t = (1.0 - q) / q
     bracket = g * (g - 1.0) * np.log1p(t) + 2.0 * g * t + t * t
@@ -262,7 +246,7 @@ def focal_calibration_inverse(probs, gamma, *, iters: int = 200):
     ``min_q sum_i p_i f(q_i)`` on the simplex the solution is the focal-loss risk minimiser
     (Prop. 4; Charoenphakdee et al. 2021). NumPy, shape (..., n), entries in (0, 1).
     """
-    g = check_gamma(gamma, allow_negative=False)
+    g = checks.gamma(gamma)
     p = np.asarray(probs, dtype=np.float64)
     if p.ndim < 1 or p.shape[-1] < 2:
         raise ValueError(f"probs must have at least 2 classes on the last axis, got {p.shape}")
@@ -318,7 +302,7 @@ def confidence_raising_threshold(gamma) -> float:
     """
     from scipy.optimize import brentq
 
-    g = check_gamma(gamma, allow_negative=False)
+    g = checks.gamma(gamma)
     if g == 0.0:
         raise ValueError("gamma must be > 0 for confidence_raising_threshold (gamma = 0 is the identity)")
 

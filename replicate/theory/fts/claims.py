@@ -18,9 +18,10 @@ import math
 import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 
+from ... import checks
 from ...claims import ClaimLog, beyond, check, corrected, untested
 from ..focal_loss import focal_risk_minimizer
-from .calibration_map import (binary_focal_calibration_map, check_gamma, conditional_risk, confidence_raising_threshold,
+from .calibration_map import (binary_focal_calibration_map, conditional_risk, confidence_raising_threshold,
                   focal_calibration_map, focal_loss_true_class, properized_focal_loss, temperature_bounds)
 from .bounds import (binary_logit_correction, paper_grid_temperature_bounds, prop3_check, prop3_logit_check,
                          tightest_temperature_bounds)
@@ -50,7 +51,7 @@ SECTIONS = dict(map="The focal calibration map", binary="Focal calibration versu
 def focal_minimizer_scipy(eta, gamma):
     """Focal conditional-risk minimiser by Nelder-Mead on softmax coordinates (one ``eta``)."""
     eta = np.asarray(eta, float)
-    g = check_gamma(gamma, allow_negative=False)
+    g = checks.gamma(gamma)
 
     def risk(z):
         q = np.exp(z - np.logaddexp.reduce(z))
