@@ -250,7 +250,7 @@ def test_selection_and_link_tables_on_generated_runs():
     clamp = fts_links.clamp_effect({"a": z, "b": z[1:]}, gammas=[-0.5, 1.0])
     q = np.clip(rp.metrics.probs_from_logits(z), 1e-12, 1 - 1e-12)
     fp = (1 - q) ** -0.5 * (-0.5 * np.log(q) / (1 - q) - 1 / q)
-    want = np.abs((1 / fp) / (1 / fp).sum(1, keepdims=True) - np.exp(rp.posthoc_fts.fts_log_probs(z, 1.0, -0.5)))
+    want = np.abs((1 / fp) / (1 / fp).sum(1, keepdims=True) - np.exp(rp.posthoc.fts.fts_log_probs(z, 1.0, -0.5)))
     assert clamp.loc[-0.5, "a"] == pytest.approx(want.max(), rel=1e-6) and clamp.loc[-0.5, "a"] > 1e-9
     assert clamp.loc[-0.5, "b"] < 1e-12                      # no probability outside [1e-12, 1 - 1e-12]
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy import special
 
-from replicate import metrics, posthoc, posthoc_fts, synthetic
+from replicate import metrics, posthoc, synthetic
+from replicate.posthoc import fts as posthoc_fts
 from replicate.theory.fts.calibration_map import focal_calibration_map
 
 

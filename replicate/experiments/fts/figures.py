@@ -1,6 +1,6 @@
 """Figures of post-hoc calibration on trained models: FTS Fig. 8 (the temperature chosen for
 each gamma_ev) and the validation curves of the intended focal map against the authors'
-focal link (:mod:`replicate.posthoc_fts`).
+focal link (:mod:`replicate.posthoc.fts`).
 
 Both draw from frames, never from runs, so they are tested on constructed numbers:
 :func:`figure8` from :func:`replicate.comparison.optimal_temperatures`, :func:`link_curves`

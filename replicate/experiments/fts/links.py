@@ -3,7 +3,7 @@ overflow guard and its probability clamp change on our models, and which map the
 printed numbers most likely used.
 
 - :func:`link_frame`: TS and FTS of every run with the intended map and with the authors'
-  link (:func:`replicate.posthoc_fts.authors_focal_link`), per seed.
+  link (:func:`replicate.posthoc.fts.authors_focal_link`), per seed.
 - :func:`link_table`: per model, the (gamma_ev, T) chosen by validation log-loss and by
   validation equal-mass ECE, and the test metrics, under both maps.
 - :func:`pair_changes`: per (model, seed, gamma_ev), the T each map chooses; how often they
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ... import comparison as cmp
-from ...posthoc_fts import AUTHORS_CLAMP, fts_log_probs
+from ...posthoc.fts import AUTHORS_CLAMP, fts_log_probs
 
 LINK_NAMES = {"intended": "intended map", "authors": "authors' link"}
 

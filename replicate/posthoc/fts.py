@@ -54,8 +54,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from . import binning as _b
-from . import checks
+from .. import binning as _b
+from .. import checks
 
 __all__ = ["PAPER_T_GRID", "AUTHORS_CLAMP", "LINKS", "GUARDS", "SELECT_METRICS", "check_clamp", "fts_log_probs",
            "authors_focal_link", "fts_probs", "grid_scores"]

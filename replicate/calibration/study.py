@@ -19,7 +19,7 @@ what decides the chapter's tables and quoted numbers:
 - :func:`glue` -- every number of a dict glued into the prose (``myst_nb.glue``).
 
 The Monte Carlo loops themselves are :func:`replicate.synthetic.estimator_study`; the
-figures are in :mod:`replicate.calibration_figures`. Numbers are percentages where the
+figures are in :mod:`replicate.calibration.figures`. Numbers are percentages where the
 chapter prints percentages (estimates, errors, accuracies), plain otherwise.
 """
 from __future__ import annotations
@@ -30,8 +30,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from . import metrics, posthoc
-from .synthetic import BetaModel, LogitModel, LogitSample, as_generator
+from .. import metrics, posthoc
+from ..synthetic import BetaModel, LogitModel, LogitSample, as_generator
 
 __all__ = ["SIZES", "sizes", "L1", "L2", "OTHER", "BINNED_L1", "BINS", "SHORT_NAMES", "true_errors",
            "targets", "estimate_table", "mean_estimates", "model_numbers", "size_numbers",
@@ -198,7 +198,7 @@ def temperature_refits(model: LogitModel, n_val: int, reps: int, rng=None) -> pd
     """Temperature scaling refitted on ``reps`` fresh validation samples of size ``n_val``
     drawn one after another from ``rng``: one row per sample, columns
     ``T by validation ECE (grid)`` and ``T by validation NLL (continuous)``."""
-    from .checks import positive_int
+    from ..checks import positive_int
 
     n_val, reps, g = positive_int("n_val", n_val), positive_int("reps", reps), as_generator(rng)
     rows = []

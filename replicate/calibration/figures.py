@@ -1,4 +1,4 @@
-"""The figures of the chapter *Measuring calibration* (studies of :mod:`replicate.calibration_study`).
+"""The figures of the chapter *Measuring calibration* (studies of :mod:`replicate.calibration.study`).
 
 Each function draws from a finished study (nothing is sampled here) and returns the
 matplotlib ``Figure``; ``caption_text`` (from :func:`replicate.plots.caption`) goes underneath.
@@ -17,9 +17,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from . import plots
-from .calibration_study import BINS, L1, L2, true_errors
-from .synthetic import BetaModel
+from .. import plots
+from .study import BINS, L1, L2, true_errors
+from ..synthetic import BetaModel
 
 __all__ = ["reliability_and_histogram", "size_figure", "bias_figure", "bins_figure"]
 
@@ -43,8 +43,8 @@ def reliability_and_histogram(probs, labels, true_curve=None, caption_text: str 
 
 
 def size_figure(study: pd.DataFrame, model: BetaModel, caption_text: str | None = None):
-    """Left: the estimators of :data:`~replicate.calibration_study.L1` against the test-set size
-    with the model's true ECE; right: those of :data:`~replicate.calibration_study.L2` with
+    """Left: the estimators of :data:`~replicate.calibration.study.L1` against the test-set size
+    with the model's true ECE; right: those of :data:`~replicate.calibration.study.L2` with
     its true RMS error. Mean over repetitions, band one standard deviation."""
     _check_study(study, ("n", "estimator", "estimate"))
     truth = true_errors(model)
@@ -76,7 +76,7 @@ def bias_figure(study: pd.DataFrame, model: BetaModel, title: str | None = None,
 
 
 def bins_figure(study: pd.DataFrame, model: BetaModel, caption_text: str | None = None):
-    """One panel per estimator of :data:`~replicate.calibration_study.BINS`: the estimate
+    """One panel per estimator of :data:`~replicate.calibration.study.BINS`: the estimate
     against the number of bins, one line per test-set size, the true ECE in black; the left
     panel adds the central-limit prediction of the equal-width ECE (dashed) for each size."""
     _check_study(study, ("n", "n_bins", "estimator", "estimate"))

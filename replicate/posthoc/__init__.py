@@ -20,7 +20,7 @@ composes temperature scaling with the focal calibration map of their Prop. 4 / E
 on a grid (:data:`FTS_GAMMAS` x :data:`FTS_T_GRID`, the grid of the authors' code; the paper
 text says T = 0.01..5 step 0.01, :data:`PAPER_T_GRID`) by validation NLL or equal-mass AdaECE
 with 15 bins (or equal-width ECE). The maps, the authors' probability clamp and their focal
-link (an off-by-default option, ``link="authors"``) live in :mod:`replicate.posthoc_fts`.
+link (an off-by-default option, ``link="authors"``) live in :mod:`replicate.posthoc.fts`.
 
 Every fit returns a :class:`Calibrator`: the fitted parameters, the selection metric, the
 validation score and the whole search table, callable on test logits.
@@ -39,9 +39,9 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, special
 
-from . import metrics as _metrics
-from . import checks
-from .posthoc_fts import AUTHORS_CLAMP, LINKS, PAPER_T_GRID, SELECT_METRICS, check_clamp, fts_probs, grid_scores
+from .. import metrics as _metrics
+from .. import checks
+from .fts import AUTHORS_CLAMP, LINKS, PAPER_T_GRID, SELECT_METRICS, check_clamp, fts_probs, grid_scores
 
 __all__ = [
     "Calibrator", "temperature_scale", "temperature_curve", "fit_temperature",
@@ -132,7 +132,7 @@ class Calibrator:
 
     ``name`` is ``"temperature"`` (params ``{"T"}``) or ``"focal_temperature"`` (params
     ``{"T", "gamma"}``, optionally ``"link"`` and ``"clamp"`` of
-    :func:`replicate.posthoc_fts.fts_probs`); ``metric`` is the validation selection criterion and ``score`` its
+    :func:`replicate.posthoc.fts.fts_probs`); ``metric`` is the validation selection criterion and ``score`` its
     value at the chosen parameters; ``search`` holds every candidate and its score.
     """
 
@@ -277,7 +277,7 @@ def fit_focal_temperature(val_logits, val_labels, gammas=None, temperatures=None
     ``link="intended"`` computes Eq. (1) exactly, after clipping ``q`` to
     ``[clamp, 1 - clamp]`` when ``clamp`` is given (the authors' code: 1e-12,
     :data:`AUTHORS_CLAMP`). ``link="authors"`` reproduces the authors' focal link, its
-    float32 arithmetic, clamp and overflow guard (:mod:`replicate.posthoc_fts`); off by
+    float32 arithmetic, clamp and overflow guard (:mod:`replicate.posthoc.fts`); off by
     default. The search table also counts, per pair, the validation rows the authors'
     guard rewrote (``overflowed``).
     """
