@@ -171,17 +171,17 @@ class FakeRun:
 def test_normalised_loss_convergence_and_windows():
     F = rp.experiments.fcl.figures
     runs = {"a": FakeRun([2.0, 1.0, 0.5, 0.4, 0.4], [0.5] * 5), "b": FakeRun([4.0, 3.8, 3.0, 1.0, 0.8], [0.4] * 5)}
-    f = F.normalised_loss(runs)
+    f = E.normalised_loss(runs)
     assert f[f.epoch == 1].normalised.tolist() == [1.0, 1.0]
     assert f[(f.method == "b") & (f.epoch == 5)].normalised.iloc[0] == pytest.approx(0.2)
     # drops a: 0, .5, .75, .8, .8 (90 % of .8 = .72 first at epoch 3); b: 0, .05, .25, .75, .8 (epoch 4)
-    assert F.convergence_epochs(f, 0.9) == {"a": 3, "b": 4}
-    w = F.window_stats(f, 2, 4).set_index("method")
+    assert E.convergence_epochs(f, 0.9) == {"a": 3, "b": 4}
+    w = E.window_stats(f, 2, 4).set_index("method")
     assert w.loc["a", "mean"] == pytest.approx(np.mean([0.5, 0.25, 0.2]))
     assert w.loc["a", "jitter"] == pytest.approx(np.std([-0.25, -0.05], ddof=1))
-    assert F.paper_window(20, 100, 300) == (6, 17) and F.paper_window(350, 50, 150) == (50, 150)
+    assert E.paper_window(20, 100, 300) == (6, 17) and E.paper_window(350, 50, 150) == (50, 150)
     with pytest.raises(ValueError):
-        F.paper_window(20, 300, 100)
+        E.paper_window(20, 300, 100)
 
 
 def test_figures_draw_from_synthetic_inputs():

@@ -61,18 +61,6 @@ def test_text_views_without_a_text_experiment():
     assert len(views.text_numbers(None, {})) == 4
 
 
-def test_verdict_numbers_count_and_pair_the_two_evidences():
-    frame = pd.DataFrame({"evidence": ["ours"] * 3 + ["paper"] * 3,
-                          "verdict": ["holds", "not tested", "fails", "holds", "holds", "fails"]})
-    n = views.verdict_numbers(frame, "ours", "paper")
-    assert (n["n_claims"], n["n_hold_ours"], n["n_untested_ours"], n["n_hold_paper"]) == ("3", "1", "1", "2")
-    assert (n["claim2_ours"], n["claim2_paper"], n["claim3_paper"]) == ("not tested", "holds", "fails")
-    no_paper = views.verdict_numbers(frame, "ours", "no such row")
-    assert no_paper["n_hold_paper"] == "0" and "claim1_ours" not in no_paper
-    with pytest.raises(ValueError, match="expected the same claims"):
-        views.verdict_numbers(frame.iloc[:5], "ours", "paper")
-
-
 # ----------------------------------------------------------------------------- committed cpu runs
 @pytest.fixture(scope="module")
 def cpu_runs():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ... import comparison as cmp
 from ...claims import ClaimLog
+from ...comparison import chapter
 from . import evidence as ev
 from . import figure_rules as f
 from . import rules as r
@@ -137,8 +138,7 @@ def evidence(p: cmp.Plan, runs: dict | None) -> tuple[dict, dict]:
     ours = ev.our_tables(p, runs) if runs is not None else None
     for rule in ADAFOCAL_KEYS:
         if runs is None:
-            missing[f"ours ({RULE_NAMES[rule]}): {p.profile}"] = (
-                f"the chapter's {p.profile} runs are not in the run store (execute the chapter at that profile)")
+            missing[f"ours ({RULE_NAMES[rule]}): {p.profile}"] = chapter.not_in_store(p.profile)
         elif rule not in trained:
             missing[f"ours ({RULE_NAMES[rule]}): {ev.evidence_label(runs)}"] = (
                 f"{RULE_NAMES[rule]} is not among this plan's methods")
@@ -148,10 +148,11 @@ def evidence(p: cmp.Plan, runs: dict | None) -> tuple[dict, dict]:
     return summaries, missing
 
 
-def claims_log(summaries: dict, missing: dict | None = None) -> ClaimLog:
-    """The chapter's claims table from :func:`evidence`'s output."""
-    log = ClaimLog(PAPER, CHAPTER, kind="experiment", section=SECTION)
-    return cmp.log_claims(log, rules(), summaries, missing)
+def claims_log(p: cmp.Plan, runs: dict | None) -> ClaimLog:
+    """The chapter's claims table: every claim of :func:`rules` on the paper's printed
+    tables and on our runs of plan ``p``, once per AdaFocal rule (``runs`` None: "not
+    tested")."""
+    return chapter.chapter_log(PAPER, CHAPTER, rules(), *evidence(p, runs), section=SECTION)
 
 
 def claims(profile: str = "cpu") -> ClaimLog:
@@ -161,4 +162,4 @@ def claims(profile: str = "cpu") -> ClaimLog:
     p = plan(profile, device="cpu")
     runs = cmp.load(p, [g for g in p.groups if g != "text"])
     text = cmp.load(p, "text") if runs is not None and "text" in p.groups else None
-    return claims_log(*evidence(p, {**runs, **(text or {})} if runs is not None else None))
+    return claims_log(p, {**runs, **(text or {})} if runs is not None else None)

@@ -26,11 +26,12 @@ Groups of runs (:func:`plan`):
 from __future__ import annotations
 
 from ... import comparison as cmp
+from ...comparison import chapter
 
 PAPER = "ghosh2022"
 CHAPTER = "exp_adafocal"
 #: The chapter's section that decides the claims (the claims ledger links to it).
-SECTION = "Verdict"
+SECTION = chapter.SECTION
 ADAFOCAL_KEYS = ("adafocal_paper", "adafocal_code")
 CALFOCAL_KEYS = ("calfocal1_l10", "calfocal1_l100", "calfocal2_l10", "calfocal2_l100")
 BASELINE_KEYS = ("cross_entropy", "brier", "mmce", "ls005", "flsd53")
@@ -60,9 +61,7 @@ ERROR_BAR_SEEDS = {"smoke": (1,), "cpu": (1, 2, 3), "gpu": (1, 2, 3, 4, 5), "pap
 
 def default_methods(profile: str) -> tuple[str, ...]:
     """The methods trained at ``profile``: :data:`SMOKE_METHODS` at ``smoke``, else all."""
-    from ...profiles import get_profile
-
-    return SMOKE_METHODS if get_profile(profile).name == "smoke" else METHOD_KEYS
+    return chapter.at_profile(profile, SMOKE_METHODS, METHOD_KEYS)
 
 
 def _bins(bins, smoke: bool) -> tuple[int, ...]:

@@ -11,6 +11,10 @@ from .evidence import TABLE9_METRICS, table9_rows
 
 #: The paper's Table 10 rows (it trained no ResNet-50 for OOD detection).
 OOD_MODELS = ("ResNet-110", "Wide-ResNet-26-10")
+#: The sides of the verdict prose (:func:`replicate.comparison.chapter.verdict_counts`): the
+#: paper's tables and our runs under each AdaFocal rule, by the start of their evidence labels.
+VERDICT_SIDES = {"paper": "paper", "eq4": f"ours ({RULE_NAMES['adafocal_paper']})",
+                 "code": f"ours ({RULE_NAMES['adafocal_code']})"}
 
 
 def labels() -> dict:
@@ -85,19 +89,6 @@ def twin_flsd(runs: dict, seed: int) -> dict:
     for name, run in twins.items():
         out[f"{name}_ece"] = "not available" if run is None else f"{100 * run.metrics['test']['ece']:.2f}"
         out[f"{name}_device"] = "not available" if run is None else run.provenance["device"]
-    return out
-
-
-def verdict_counts(frame) -> dict:
-    """Glue keys ``n_claims_W``, ``n_holds_W``, ``n_fails_W``, ``n_not_tested_W`` for the
-    paper (W = paper) and our two rules (eq4, code) from a claims frame."""
-    out = {}
-    for who, prefix in (("paper", "paper"), ("eq4", f"ours ({RULE_NAMES['adafocal_paper']})"),
-                        ("code", f"ours ({RULE_NAMES['adafocal_code']})")):
-        part = frame[frame.evidence.str.startswith(prefix)]
-        out[f"n_claims_{who}"] = str(len(part))
-        for verdict in ("holds", "fails", "not tested"):
-            out[f"n_{verdict.replace(' ', '_')}_{who}"] = str(int((part.verdict == verdict).sum()))
     return out
 
 

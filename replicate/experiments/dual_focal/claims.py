@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ... import comparison as cmp
 from ...claims import ClaimLog, untested
+from ...comparison import chapter
 from . import appendix_rules as a
 from . import evidence as ev
 from . import rules as r
@@ -110,14 +111,18 @@ def _claims() -> tuple[cmp.Claim, ...]:
     )
 
 
+def evidence(p: cmp.Plan, runs: dict) -> tuple[dict, dict]:
+    """``({label: Evidence}, {})``: the paper's printed tables and our runs of plan ``p``
+    (:mod:`.evidence`; a group missing from ``runs`` is recorded inside our evidence)."""
+    return {ev.PAPER_LABEL: ev.paper_evidence(), ev.our_label(p, runs): ev.our_evidence(p, runs)}, {}
+
+
 def claims_log(p: cmp.Plan, runs: dict) -> ClaimLog:
     """The chapter's claims table: every claim of :func:`rules` on the paper's
     printed tables and on our runs (``runs``: :func:`replicate.comparison.load_groups` or
     :func:`replicate.comparison.train` output; a missing group makes the claims that need it
     "not tested", with the reason)."""
-    log = ClaimLog(PAPER, CHAPTER, kind="experiment", section=SECTION)
-    summaries = {ev.PAPER_LABEL: ev.paper_evidence(), ev.our_label(p, runs): ev.our_evidence(p, runs)}
-    return cmp.log_claims(log, rules(), summaries)
+    return chapter.chapter_log(PAPER, CHAPTER, rules(), *evidence(p, runs), section=SECTION)
 
 
 def claims(profile: str = "cpu") -> ClaimLog:

@@ -13,10 +13,18 @@ stored logits of a plan's runs:
 - AUROC (Table 9) of the softmax entropy on the OOD sets each run recorded, pre and post
   its temperature;
 - Table 12 = the image runs' means with the standard error over seeds.
+
+The numbers behind the figures are computed here too, and :mod:`.figures` only draws them:
+Fig. 2's reliability bins (:func:`reliability_frame`), Fig. 3's intervals over seeds
+(:func:`interval_frame`), Fig. 4's ECE over the epochs (:func:`ece_over_epochs`, with its
+learning-rate phases :func:`lr_phases`), maximum logits and dual probabilities
+(:func:`max_logit_frame`, :func:`dual_prob_frame`, :func:`box_stats`), and the ROC curves of
+Table 9 (:func:`roc_frame`).
 """
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +32,7 @@ import pandas as pd
 
 from ... import comparison as cmp
 from ... import metrics
+from ...checks import positive_int
 from ...comparison import layouts
 from . import plan as dfl
 
@@ -160,19 +169,17 @@ def _gamma(runs: dict) -> pd.DataFrame:
 
 
 def _figures(p: cmp.Plan, runs: dict) -> dict:
-    from . import figures as fig
-
     seed = p.seeds[0]
     image = runs["image"]
     first = {k: image[(k, seed)] for k in dfl.FIG2_METHODS if (k, seed) in image}
-    out = {"fig2": fig.reliability_frame(first)}
+    out = {"fig2": reliability_frame(first)}
     trio = {k: first[k] for k in dfl.HISTORY_METHODS if k in first}
-    out["fig4b"], out["fig4c"] = fig.max_logit_frame(trio), fig.dual_prob_frame(trio)
+    out["fig4b"], out["fig4c"] = max_logit_frame(trio), dual_prob_frame(trio)
     hist = runs.get("history")
     if hist is not None and (("cross_entropy", seed) in image):
         curves = {"cross_entropy": image[("cross_entropy", seed)],
                   **{k: hist[(k, seed)] for k in dfl.HISTORY_METHODS if (k, seed) in hist}}
-        out["fig4a"] = fig.ece_over_epochs(curves)
+        out["fig4a"] = ece_over_epochs(curves)
     return out
 
 
@@ -255,3 +262,142 @@ NOT_REPLICATED = (
 def not_replicated() -> pd.DataFrame:
     """:data:`NOT_REPLICATED` as a table."""
     return pd.DataFrame(NOT_REPLICATED, columns=["what", "paper tables", "why"])
+
+
+# ----------------------------------------------------------------------------- the numbers behind the figures
+#: Fig. 4a's smoothing factor ("Exponential Moving Average with smoothing factor equals to 0.5").
+SMOOTHING = 0.5
+
+
+def _runs(runs) -> Mapping:
+    if not isinstance(runs, Mapping) or not runs:
+        raise ValueError("runs must be a non-empty mapping label -> Run")
+    return runs
+
+
+def ema(values, smoothing: float = SMOOTHING) -> np.ndarray:
+    """Exponential moving average ``s_0 = x_0``, ``s_t = smoothing s_{t-1} + (1 - smoothing) x_t``."""
+    if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float)) or not 0 <= smoothing < 1:
+        raise ValueError(f"smoothing must be a number in [0, 1); got {smoothing!r}")
+    x = np.asarray(values, dtype=np.float64)
+    out = np.empty_like(x)
+    for i, v in enumerate(x):
+        out[i] = v if i == 0 else smoothing * out[i - 1] + (1 - smoothing) * v
+    return out
+
+
+def ece_over_epochs(runs, smoothing: float = SMOOTHING) -> pd.DataFrame:
+    """Test ECE (%) after every epoch of ``{label: Run}`` (runs trained with
+    ``eval_every_epoch``): columns ``method, epoch, lr, ece, ece_ema``."""
+    from ...plots import history
+
+    h = history(_runs(runs), require=("test/ece", "lr"))
+    frames = []
+    for label in runs:
+        f = h[h.method == label].sort_values("epoch")
+        frames.append(pd.DataFrame({"method": label, "epoch": f["epoch"].astype(int), "lr": f["lr"],
+                                    "ece": 100 * f["test/ece"], "ece_ema": ema(100 * f["test/ece"], smoothing)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def lr_phases(curves: pd.DataFrame) -> pd.Series:
+    """The learning-rate phase (0, 1, 2, ...) of each line of :func:`ece_over_epochs`: a new
+    phase starts where a method's learning rate changes."""
+    method, lr = curves["method"].to_numpy(), curves["lr"].to_numpy(dtype=np.float64)
+    out = np.zeros(len(curves), dtype=int)
+    for m in dict.fromkeys(method):
+        at = np.flatnonzero(method == m)
+        out[at] = np.r_[0, np.cumsum(~np.isclose(lr[at][1:], lr[at][:-1]))]
+    return pd.Series(out, index=curves.index)
+
+
+def dual_probabilities(logits, labels) -> np.ndarray:
+    """``q_j`` of each sample: the largest softmax probability strictly below the probability
+    of the true class, 0 when there is none (Tao et al. 2023, Eq. 3)."""
+    p = metrics.probs_from_logits(logits)
+    y = np.asarray(labels).astype(int)
+    if y.shape != (p.shape[0],):
+        raise ValueError(f"labels must have shape ({p.shape[0]},); got {y.shape}")
+    pt = p[np.arange(y.size), y]
+    return np.where(p < pt[:, None], p, 0.0).max(axis=1)
+
+
+def max_logit_frame(runs) -> pd.DataFrame:
+    """The largest logit of every test sample (Fig. 4b): columns ``method, max_logit``."""
+    return pd.concat([pd.DataFrame({"method": k, "max_logit": r.logits("test")[0].astype(np.float64).max(axis=1)})
+                      for k, r in _runs(runs).items()], ignore_index=True)
+
+
+def dual_prob_frame(runs) -> pd.DataFrame:
+    """``q_j`` of every test sample (Fig. 4c): columns ``method, q_j``."""
+    return pd.concat([pd.DataFrame({"method": k, "q_j": dual_probabilities(*r.logits("test"))})
+                      for k, r in _runs(runs).items()], ignore_index=True)
+
+
+def box_stats(frame: pd.DataFrame, col: str) -> pd.DataFrame:
+    """Per method the numbers a boxplot draws (matplotlib's rule): quartiles, median, IQR and
+    the whiskers at the furthest sample within 1.5 IQR of the box."""
+    rows = []
+    for m, v in frame.groupby("method", sort=False)[col]:
+        x = np.sort(v.to_numpy(dtype=np.float64))
+        q1, med, q3 = np.percentile(x, [25, 50, 75])
+        iqr = q3 - q1
+        rows.append({"method": m, "q1": q1, "median": med, "q3": q3, "iqr": iqr,
+                     "whisker_low": x[x >= q1 - 1.5 * iqr].min(), "whisker_high": x[x <= q3 + 1.5 * iqr].max()})
+    return pd.DataFrame(rows)
+
+
+def reliability_frame(runs, n_bins: int = 15) -> pd.DataFrame:
+    """Test-set reliability bins before temperature scaling (Fig. 2) of ``{label: Run}``:
+    columns ``method, bin, lower, upper, count, mean_confidence, accuracy, gap``
+    (``gap = accuracy - confidence``, :func:`replicate.metrics.reliability_bins`)."""
+    n_bins = positive_int("n_bins", n_bins)
+    frames = []
+    for k, r in _runs(runs).items():
+        z, y = r.logits("test")
+        f = metrics.reliability_bins(metrics.probs_from_logits(z), y, n_bins=n_bins).to_frame()
+        frames.append(f.assign(method=k, bin=np.arange(n_bins)))
+    return pd.concat(frames, ignore_index=True)[["method", "bin", "lower", "upper", "count", "mean_confidence",
+                                                 "accuracy", "gap"]]
+
+
+def interval_frame(ours: pd.DataFrame, metrics_=("ece", "adaece", "classwise_ece"), level: float = 0.95,
+                   scaled: bool = False) -> pd.DataFrame:
+    """Mean over seeds with a Student-t interval at ``level``
+    (:func:`replicate.comparison.stats.seed_interval`) of each method and metric of an
+    :func:`replicate.comparison.evaluate_runs` frame (Fig. 3): ``method, metric, mean, sd,
+    n, low, high`` (interval NaN with one seed)."""
+    from ...comparison.stats import seed_interval
+
+    f = ours[ours.metric.isin(tuple(metrics_)) & (ours.temperature_scaled == scaled)]
+    rows = [{"method": m, "metric": k, **seed_interval(g["value"], level)}
+            for (m, k), g in f.groupby(["method", "metric"], sort=False)]
+    return pd.DataFrame(rows, columns=["method", "metric", "mean", "sd", "n", "low", "high"])
+
+
+def entropy(logits, T: float = 1.0) -> np.ndarray:
+    """Softmax entropy (nats) of each row of ``logits / T``: the OOD score."""
+    from scipy.special import entr
+
+    return entr(metrics.probs_from_logits(logits, temperature=T)).sum(axis=1)
+
+
+def roc_frame(runs, ood_set: str = "cifar10c_gaussian5") -> pd.DataFrame:
+    """ROC curves of the entropy score (OOD = positive) of every run of ``{label: Run}`` that
+    holds ``ood_set``, pre and post temperature scaling (the run's T): ``method,
+    temperature_scaled, fpr, tpr, auroc`` (sklearn's ``roc_curve``; AUROC in %)."""
+    from sklearn.metrics import roc_auc_score, roc_curve
+
+    frames = []
+    for k, r in _runs(runs).items():
+        if ood_set not in r.ood_sets:
+            continue
+        z_in, z_out = r.logits("test")[0], r.logits(f"ood:{ood_set}")[0]
+        y = np.r_[np.zeros(len(z_in)), np.ones(len(z_out))]
+        for scaled, T in ((False, 1.0), (True, r.temperature)):
+            s = np.r_[entropy(z_in, T), entropy(z_out, T)]
+            fpr, tpr, _ = roc_curve(y, s)
+            frames.append(pd.DataFrame({"method": k, "temperature_scaled": scaled, "fpr": fpr, "tpr": tpr,
+                                        "auroc": 100 * roc_auc_score(y, s)}))
+    cols = ["method", "temperature_scaled", "fpr", "tpr", "auroc"]
+    return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)

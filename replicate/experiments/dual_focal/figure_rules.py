@@ -33,7 +33,7 @@ def _figure(ev, name: str, number: str):
 
 
 def _after_warmup(curves):
-    from .figures import lr_phases
+    from .evidence import lr_phases
 
     curves = curves.assign(phase=lr_phases(curves))
     n = int(curves.epoch.max())
@@ -117,7 +117,7 @@ def max_logit_balance(ev):
 
 
 def qj_spread(ev):
-    from .figures import box_stats
+    from .evidence import box_stats
 
     f, out = _figure(ev, "fig4c", "4c")
     if out:

@@ -30,11 +30,12 @@ from __future__ import annotations
 import dataclasses
 
 from ... import comparison as cmp
+from ...comparison import chapter
 
 PAPER = "tao2023"
 CHAPTER = "exp_dual_focal"
 #: The chapter's section that decides the claims (the claims ledger links to it).
-SECTION = "Verdict"
+SECTION = chapter.SECTION
 #: Tables 1-2 and 5-8, in the paper's column order (weight decay = cross-entropy).
 METHOD_KEYS = ("cross_entropy", "brier", "mmce", "ls005", "inverse_focal", "flsd53", "dual_focal")
 SMOKE_METHODS = ("cross_entropy", "flsd53", "dual_focal")
@@ -84,16 +85,12 @@ READINGS = {"label": "dual_focal", "code": "dual_focal_code"}   # reading -> met
 
 def default_methods(profile: str) -> tuple[str, ...]:
     """:data:`SMOKE_METHODS` at ``smoke``, else all seven."""
-    from ...profiles import get_profile
-
-    return SMOKE_METHODS if get_profile(profile).name == "smoke" else METHOD_KEYS
+    return chapter.at_profile(profile, SMOKE_METHODS, METHOD_KEYS)
 
 
 def default_seeds(profile: str) -> tuple[int, ...]:
     """:data:`SMOKE_SEEDS` at ``smoke``, else :data:`SEEDS` (Table 12 needs several)."""
-    from ...profiles import get_profile
-
-    return SMOKE_SEEDS if get_profile(profile).name == "smoke" else SEEDS
+    return chapter.at_profile(profile, SMOKE_SEEDS, SEEDS)
 
 
 def dual_logit_methods(smoke: bool = False) -> list[tuple[cmp.Method, str, str]]:

@@ -22,6 +22,8 @@ MAIN = {"ece": "table1", "error": "table2", "adaece": "table5", "classwise_ece":
         "nll": "table8"}
 TABLE12_CELLS = [("ece", False, "ECE"), ("ece", True, "ECE(T)"), ("adaece", False, "AdaECE"),
                  ("classwise_ece", False, "classwise ECE")]
+#: The sides of the verdict prose (:func:`replicate.comparison.chapter.verdict_counts`).
+VERDICT_SIDES = {"ours": "ours", "paper": "paper"}
 
 
 @dataclass
@@ -187,7 +189,7 @@ def roc(c: Chapter, ood_set: str = "cifar10c_gaussian5"):
     from . import figures as fig
 
     s = c.plan.seeds[0]
-    frame = fig.roc_frame({m.short: c.image[(m.key, s)] for m in c.methods if (m.key, s) in c.image}, ood_set)
+    frame = ev.roc_frame({m.short: c.image[(m.key, s)] for m in c.methods if (m.key, s) in c.image}, ood_set)
     title = {"cifar10c_gaussian5": "CIFAR-10 test vs CIFAR-10-C Gaussian noise 5 (generated)",
              "svhn": "CIFAR-10 test vs SVHN test"}[ood_set]
     return fig.roc_figure(frame, title, c.caption()) if len(frame) else None
@@ -237,7 +239,7 @@ def figure3(c: Chapter):
     """Fig. 3: bars with 95 % t intervals over the seeds."""
     from . import figures as fig
 
-    return fig.figure3(fig.interval_frame(c.ours.raw["image"]), c.labels, caption_text=c.source())
+    return fig.figure3(ev.interval_frame(c.ours.raw["image"]), c.labels, caption_text=c.source())
 
 
 def figure4(c: Chapter):
@@ -271,15 +273,4 @@ def texts(c: Chapter) -> dict:
     b = ev.rbs_bounds(c.paper)
     out.update(rbs_cells=str(len(b)), rbs_fit_root=str(int(b.fits_rbs.sum())),
                rbs_fit_brier=str(int(b.fits_brier.sum())))
-    return out
-
-
-def verdict_texts(log) -> dict:
-    """Counts of each verdict on each side of a claims log, for the prose."""
-    f = log.frame()
-    out = {"n_claims": str(f.claim.nunique())}
-    for who in ("ours", "paper"):
-        part = f[f.evidence.str.startswith(who)]
-        for v in ("holds", "fails", "depends on reading", "not tested"):
-            out[f"n_{who}_{v.replace(' ', '_')}"] = str(int((part.verdict == v).sum()))
     return out

@@ -25,6 +25,8 @@ import pandas as pd
 
 from ... import comparison as cmp
 from ...comparison.layouts import paper_long, row_label
+from ... import plots
+from ...plots import PAPER_EPOCHS
 from . import plan as fcl
 
 #: Metrics of Tables 1-3, 6, 7 and the extras we compute (MCE, NLL, the Lipschitz smCE).
@@ -107,8 +109,6 @@ def _group_summary(runs: dict) -> pd.DataFrame:
 def our_evidence(p: cmp.Plan, runs: dict, toy: pd.DataFrame | None = None) -> Evidence:
     """Our side from ``runs`` (``{group: {(key, seed): Run}}``, groups possibly missing) of
     plan ``p``; ``toy`` is :func:`replicate.toy2d.study`'s frame (None: not run)."""
-    from . import figures as figs
-
     parts, missing = [], {}
     label = f"ours: {p.profile}"
     image = runs.get("image")
@@ -142,8 +142,8 @@ def our_evidence(p: cmp.Plan, runs: dict, toy: pd.DataFrame | None = None) -> Ev
     history = None
     hist = fcl.history_runs(p, runs)
     if runs.get("history") and "cross_entropy" in hist:
-        nl = figs.normalised_loss(hist)
-        err = figs.history(hist, require=("test/error",))[["method", "epoch", "test/error"]]
+        nl = normalised_loss(hist)
+        err = plots.history(hist, require=("test/error",))[["method", "epoch", "test/error"]]
         history = nl.merge(err.rename(columns={"test/error": "error"}), on=["method", "epoch"])
         history["error"] *= 100
     else:
@@ -165,13 +165,11 @@ def our_evidence(p: cmp.Plan, runs: dict, toy: pd.DataFrame | None = None) -> Ev
 
 
 def sweep_summary(p: cmp.Plan, lambda_runs: dict) -> pd.DataFrame:
-    """Fig. 6's numbers: :func:`replicate.experiments.fcl.figures.sweep_frame` of the ``lambda`` group's
-    runs (T by validation ECE, as every table of the paper)."""
-    from . import figures as figs
-
+    """Fig. 6's numbers: :func:`sweep_frame` of the ``lambda`` group's runs (T by validation
+    ECE, as every table of the paper)."""
     lams = {fcl.lambda_key(m.loss_params["lam"]): m.loss_params["lam"] for m in p.methods["lambda"]}
-    ev = cmp.evaluate_runs(lambda_runs, metrics=figs.SWEEP_METRICS, t_selected_by=T_BY_ECE)
-    return figs.sweep_frame(cmp.summarise(ev), lams)
+    ev = cmp.evaluate_runs(lambda_runs, metrics=SWEEP_METRICS, t_selected_by=T_BY_ECE)
+    return sweep_frame(cmp.summarise(ev), lams)
 
 
 def reliability_frame(run, n_bins: int = 15) -> pd.DataFrame:
@@ -184,3 +182,71 @@ def reliability_frame(run, n_bins: int = 15) -> pd.DataFrame:
     f = pd.DataFrame({"confidence": np.asarray(rb.mean_confidence, dtype=float),
                       "accuracy": np.asarray(rb.accuracy, dtype=float), "count": np.asarray(rb.count)})
     return f[f["count"] > 0].reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------- the numbers behind the figures
+#: The paper's epoch windows named in Sec. 5.5.1 (Fig. 3) and Sec. 5.1.2 (Fig. 8), of 350.
+FIG3_WINDOWS = {"initial": (0, 50), "middle": (50, 150)}
+
+
+FIG8_WINDOW = (100, 300)
+
+
+def paper_window(epochs: int, start: int, stop: int, paper_total: int = PAPER_EPOCHS) -> tuple[int, int]:
+    """The 1-based epochs ``(first, last)`` of a run of ``epochs`` epochs that correspond to
+    the paper's epochs ``start..stop`` of ``paper_total`` (same fractions; at least one epoch)."""
+    if not 0 <= start < stop <= paper_total:
+        raise ValueError(f"need 0 <= start < stop <= {paper_total}; got {start}, {stop}")
+    first = max(1, int(round(start / paper_total * epochs)))
+    last = max(first, min(epochs, int(round(stop / paper_total * epochs))))
+    return first, last
+
+
+def normalised_loss(runs: Mapping[str, object], column: str = "test/nll") -> pd.DataFrame:
+    """Long frame ``method, epoch, value, normalised`` of ``column`` of each run's per-epoch
+    records, ``normalised`` = value / value after the first epoch (Fig. 3's "normalised test
+    loss"; the paper does not say which loss or which normalisation: the test NLL is the
+    one loss recorded for every method and comparable across them)."""
+    h = plots.history(runs, require=(column,))
+    out = h[["method", "epoch", column]].rename(columns={column: "value"})
+    first = out.sort_values("epoch").groupby("method", sort=False)["value"].transform("first")
+    return out.assign(normalised=out["value"] / first).reset_index(drop=True)
+
+
+def convergence_epochs(frame: pd.DataFrame, fraction: float = 0.9) -> dict:
+    """``{method: first epoch at which the normalised loss has made fraction of its largest
+    drop}`` (drop = 1 - normalised; the largest over the run)."""
+    if not 0 < fraction <= 1:
+        raise ValueError(f"fraction must be in (0, 1]; got {fraction!r}")
+    out = {}
+    for m, g in frame.sort_values("epoch").groupby("method", sort=False):
+        drop = 1.0 - g["normalised"].to_numpy()
+        reached = np.flatnonzero(drop >= fraction * drop.max() - 1e-12)
+        out[m] = int(g["epoch"].to_numpy()[reached[0]])
+    return out
+
+
+def window_stats(frame: pd.DataFrame, first: int, last: int, value: str = "normalised") -> pd.DataFrame:
+    """Per method over epochs ``first..last``: mean and standard deviation of ``value``,
+    and the standard deviation of its epoch-to-epoch changes (``jitter``; NaN with fewer
+    than two changes)."""
+    w = frame[(frame.epoch >= first) & (frame.epoch <= last)].sort_values("epoch")
+    rows = []
+    for m, g in w.groupby("method", sort=False):
+        v = g[value].to_numpy(dtype=np.float64)
+        d = np.diff(v)
+        rows.append({"method": m, "mean": v.mean(), "std": v.std(ddof=1) if v.size > 1 else np.nan,
+                     "jitter": d.std(ddof=1) if d.size > 1 else np.nan, "n_epochs": v.size})
+    return pd.DataFrame(rows)
+
+
+def sweep_frame(summary: pd.DataFrame, lambdas: Mapping[str, float]) -> pd.DataFrame:
+    """A :func:`replicate.comparison.summarise` frame of the lambda sweep with a column
+    ``lam`` (``lambdas``: method key -> lambda), sorted by lambda."""
+    f = summary[summary.method.isin(list(lambdas))].copy()
+    f["lam"] = f["method"].map(lambdas)
+    return f.sort_values(["lam", "metric", "temperature_scaled"]).reset_index(drop=True)
+
+
+#: Fig. 6's metrics.
+SWEEP_METRICS = ("nll", "ece", "adaece", "classwise_ece", "error")

@@ -21,7 +21,7 @@ def _history(ev):
 
 def fastest_convergence(fraction: float):
     def rule(ev):
-        from .figures import convergence_epochs
+        from .evidence import convergence_epochs
 
         h = _history(ev)
         if h is None:
@@ -37,7 +37,7 @@ def fastest_convergence(fraction: float):
 
 
 def _window(ev, name):
-    from .figures import FIG3_WINDOWS, paper_window, window_stats
+    from .evidence import FIG3_WINDOWS, paper_window, window_stats
 
     first, last = paper_window(ev.epochs, *FIG3_WINDOWS[name])
     h = ev.history[ev.history.method.isin(fcl.FIG3_METHODS)]
@@ -71,7 +71,7 @@ def initial_ce_steadier(ev):
 
 
 def lowest_error_over_training(ev):
-    from .figures import FIG8_WINDOW, paper_window
+    from .evidence import FIG8_WINDOW, paper_window
 
     h = _history(ev)
     if h is None:

@@ -31,11 +31,12 @@ from __future__ import annotations
 import dataclasses
 
 from ... import comparison as cmp
+from ...comparison import chapter
 
 PAPER = "liang2024"
 CHAPTER = "exp_fcl"
 #: The chapter's section that decides the claims (the claims ledger links to it).
-SECTION = "Verdict"
+SECTION = chapter.SECTION
 #: Tables 1-4, 6, 7 in the paper's column order ("Weight Decay" = cross-entropy).
 METHOD_KEYS = ("cross_entropy", "brier", "mmce", "ls005", "flsd53", "dual_focal", "fcl")
 SMOKE_METHODS = ("cross_entropy", "flsd53", "fcl")
@@ -54,9 +55,7 @@ NORMS = ("l2", "l1")
 
 def default_methods(profile: str) -> tuple[str, ...]:
     """:data:`SMOKE_METHODS` at ``smoke``, else all seven."""
-    from ...profiles import get_profile
-
-    return SMOKE_METHODS if get_profile(profile).name == "smoke" else METHOD_KEYS
+    return chapter.at_profile(profile, SMOKE_METHODS, METHOD_KEYS)
 
 
 def norm_methods() -> list[cmp.Method]:

@@ -13,6 +13,8 @@ from . import plan as fcl
 
 #: The Dual Focal Loss paper's printed numbers, as a row of its own (FCL's column is a retrain).
 DFL_OWN = cmp.Method("dual_focal_tao", "DFL as printed by Tao et al.", "dual_focal", paper_key="dual_focal_tao")
+#: The sides of the verdict prose (:func:`replicate.comparison.chapter.verdict_counts`).
+VERDICT_SIDES = {"ours": "ours", "paper": "paper"}
 
 
 def with_dfl_own(paper: pd.DataFrame, dataset: str, model: str) -> pd.DataFrame:

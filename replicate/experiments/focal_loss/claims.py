@@ -1,12 +1,14 @@
 """The experimental claims of Mukhoti et al. (2020), ``exp_focal_loss``: each sentence, where
 the paper makes it and its rule (:mod:`.rules`), in :func:`rules`; and the chapter's claims
-table, those rules on our runs and on the paper's own row.
+table, those rules on our runs and on the paper's own row (:func:`.evidence.evidence`).
 """
 from __future__ import annotations
 
 from ... import comparison as cmp
 from ...claims import ClaimLog
+from ...comparison import chapter
 from . import rules as r
+from .evidence import evidence
 from .plan import CHAPTER, PAPER, SECTION, plan
 
 
@@ -34,34 +36,15 @@ def rules(t_tolerance: float = 0.1, min_s99: float = 1.0) -> tuple[cmp.Claim, ..
     )
 
 
-def evidence(p: cmp.Plan, runs: dict | None) -> tuple[dict, dict]:
-    """The numbers the claims are tested on: ``({label: summary}, {label: reason})`` - our
-    runs of each group (evaluated from their logits) and the paper's reference rows;
-    ``runs`` None (not in the store) makes our evidence missing, with the reason."""
-    summaries, missing = {}, {}
-    for group, dataset in (("image", next(iter(p.image.values())).dataset),
-                           ("text", next(iter(p.text.values())).dataset if p.text else None)):
-        if dataset is None:
-            continue
-        ref = p.references[dataset]
-        if runs is not None:
-            summaries[cmp.evidence_label(runs[group])] = cmp.summarise(cmp.evaluate_runs(runs[group]))
-        else:
-            missing[f"ours: {p.profile}, {dataset}"] = (f"the chapter's {p.profile} runs are not in the run store "
-                                                        f"(execute the chapter at that profile)")
-        if ref.found:
-            summaries[f"paper: {ref.note}"] = cmp.paper_values(ref)
-    return summaries, missing
-
-
-def claims_log(summaries: dict, missing: dict | None = None) -> ClaimLog:
-    """The chapter's claims table from ``evidence``'s output."""
-    log = ClaimLog(PAPER, CHAPTER, kind="experiment", section=SECTION)
-    return cmp.log_claims(log, rules(), summaries, missing)
+def claims_log(p: cmp.Plan, runs: dict | None) -> ClaimLog:
+    """The chapter's claims table: every claim of :func:`rules` on our runs of plan ``p``
+    (``runs``: :func:`replicate.comparison.train` or :func:`~replicate.comparison.load`
+    output; None: "not tested") and on the paper's rows."""
+    return chapter.chapter_log(PAPER, CHAPTER, rules(), *evidence(p, runs), section=SECTION)
 
 
 def claims(profile: str = "cpu") -> ClaimLog:
     """The registered claims (:data:`replicate.claims.SOURCES`): the chapter's default plan at
     ``profile``, its runs read from the store (never trained) and the paper's rows."""
     p = plan(profile, device="cpu")
-    return claims_log(*evidence(p, cmp.load(p)))
+    return claims_log(p, cmp.load(p))

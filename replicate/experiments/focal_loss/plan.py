@@ -9,11 +9,12 @@ scheduled FLS-531/532 and the sample-dependent FLSD-53/532 (the paper's FLA-53/5
 from __future__ import annotations
 
 from ... import comparison as cmp
+from ...comparison import chapter
 
 PAPER = "mukhoti2020"
 CHAPTER = "exp_focal_loss"
 #: The chapter's section that decides the claims (the claims ledger links to it).
-SECTION = "Verdict"
+SECTION = chapter.SECTION
 METHOD_KEYS = ("cross_entropy", "brier", "mmce", "ls005", "fl1", "fl2", "fl3", "fls531", "fls532", "flsd53",
                "flsd532")
 FOCAL_KEYS = ("fl1", "fl2", "fl3", "fls531", "fls532", "flsd53", "flsd532")
@@ -27,9 +28,7 @@ SMOKE_METHODS = ("cross_entropy", "fl3", "flsd53")
 
 def default_methods(profile: str) -> tuple[str, ...]:
     """The methods the chapter trains at ``profile``: :data:`SMOKE_METHODS` at ``smoke``, else all eleven."""
-    from ...profiles import get_profile
-
-    return SMOKE_METHODS if get_profile(profile).name == "smoke" else METHOD_KEYS
+    return chapter.at_profile(profile, SMOKE_METHODS, METHOD_KEYS)
 
 
 def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = None, seeds=(1,), methods=None,

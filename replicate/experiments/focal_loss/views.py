@@ -1,7 +1,7 @@
 """What the Mukhoti chapter (``exp_focal_loss``) shows, built from its plan and runs so that
 its cells stay short: the numbers glued into its prose, the runs behind its figures with
 their caption, and its 20 Newsgroups tables. Nothing here trains or decides a claim (the
-rules are in :mod:`.plan`); every function reads finished runs or summary frames.
+rules are in :mod:`.rules`); every function reads finished runs or summary frames.
 """
 from __future__ import annotations
 
@@ -90,20 +90,3 @@ def text_numbers(view: dict | None, text_runs: dict) -> dict:
             "text_ce_err_paper": cmp.quote(view["paper"], "cross_entropy", "error"),
             "text_embeddings": embeddings.describe(first.resolved["data"]),
             "text_seconds": f"{sum(r.wall_time for r in text_runs.values()) / len(text_runs):.0f}"}
-
-
-def verdict_numbers(frame, ours_label: str, paper_label: str) -> dict:
-    """Glue values of the verdict prose from a claims frame (:meth:`ClaimLog.frame`):
-    ``n_claims``, ``n_hold_ours``, ``n_untested_ours``, ``n_hold_paper`` and, per claim i
-    (1-based, in the rules' order), ``claim{i}_ours`` / ``claim{i}_paper``."""
-    mine = frame[frame.evidence == ours_label].reset_index(drop=True)
-    theirs = frame[frame.evidence == paper_label].reset_index(drop=True)
-    if len(theirs) and len(theirs) != len(mine):
-        raise ValueError(f"the claims frame holds {len(mine)} verdicts on {ours_label!r} and {len(theirs)} "
-                         f"on {paper_label!r}; expected the same claims on both")
-    out = {"n_claims": str(len(mine)), "n_hold_ours": str(int((mine.verdict == "holds").sum())),
-           "n_untested_ours": str(int((mine.verdict == "not tested").sum())),
-           "n_hold_paper": str(int((theirs.verdict == "holds").sum()))}
-    for i, (a, b) in enumerate(zip(mine.verdict, theirs.verdict), 1):
-        out[f"claim{i}_ours"], out[f"claim{i}_paper"] = a, b
-    return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ... import comparison as cmp
 from ...claims import ClaimLog
+from ...comparison import chapter
 from . import evidence as ev
 from . import rules as r
 from .plan import CHAPTER, PAPER, SECTION, plan
@@ -73,20 +74,20 @@ def evidence(p: cmp.Plan, runs: dict | None, grid: str = "code", log=None) -> tu
     if runs is not None:
         summaries[cmp.evidence_label(runs["image"])] = ev.ours_frame(runs["image"], dataset, grid, log=log)
     else:
-        missing[f"ours: {p.profile}, {dataset}"] = (f"the chapter's {p.profile} runs are not in the run store "
-                                                    f"(execute the chapter at that profile)")
+        missing[f"ours: {p.profile}, {dataset}"] = chapter.not_in_store(p.profile)
     summaries[ev.PAPER_LABEL] = ev.paper_frame()
     return summaries, missing
 
 
-def claims_log(summaries: dict, missing: dict | None = None) -> ClaimLog:
-    """The chapter's claims table from :func:`evidence`'s output."""
-    log = ClaimLog(PAPER, CHAPTER, kind="experiment", section=SECTION)
-    return cmp.log_claims(log, rules(), summaries, missing)
+def claims_log(p: cmp.Plan, runs: dict | None, grid: str = "code", log=None) -> ClaimLog:
+    """The chapter's claims table: every claim of :func:`rules` on our runs of plan ``p``
+    (``runs`` None: "not tested"), post-hoc fits over the T grid ``grid``, and on the paper's
+    Table 1; ``log`` reports progress."""
+    return chapter.chapter_log(PAPER, CHAPTER, rules(), *evidence(p, runs, grid, log), section=SECTION)
 
 
 def claims(profile: str = "cpu") -> ClaimLog:
     """The registered claims (:data:`replicate.claims.SOURCES`): the chapter's default plan at
     ``profile``, its runs read from the store (never trained) and the paper's Table 1."""
     p = plan(profile, device="cpu")
-    return claims_log(*evidence(p, cmp.load(p)))
+    return claims_log(p, cmp.load(p))

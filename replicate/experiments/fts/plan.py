@@ -19,13 +19,14 @@ rules) <- :mod:`.claims` (the list of claims and the registered builder); the ta
 from __future__ import annotations
 
 from ... import comparison as cmp
+from ...comparison import chapter
 from ..focal_loss.plan import HISTORY_METHODS
 
 
 PAPER = "komisarenko2024"
 CHAPTER = "exp_fts"
 #: The chapter's section that decides the claims (the claims ledger links to it).
-SECTION = "Verdict"
+SECTION = chapter.SECTION
 METHOD_KEYS = ("cross_entropy", "fl1", "fl2", "fl3", "fl5", "fl7", "flsd53", "adafocal_code", "adafocal_paper")
 #: focal-loss models and their training gamma (gamma_tr)
 GAMMA_TR = {"fl1": 1.0, "fl2": 2.0, "fl3": 3.0, "fl5": 5.0, "fl7": 7.0}
@@ -48,16 +49,12 @@ UNREACHABLE = {
 
 def default_methods(profile: str) -> tuple[str, ...]:
     """:data:`SMOKE_METHODS` at ``smoke``, else all of :data:`METHOD_KEYS`."""
-    from ...profiles import get_profile
-
-    return SMOKE_METHODS if get_profile(profile).name == "smoke" else METHOD_KEYS
+    return chapter.at_profile(profile, SMOKE_METHODS, METHOD_KEYS)
 
 
 def default_seeds(profile: str) -> tuple[int, ...]:
     """:data:`SMOKE_SEEDS` at ``smoke``, else :data:`SEEDS` (the paper: 5 seeds)."""
-    from ...profiles import get_profile
-
-    return SMOKE_SEEDS if get_profile(profile).name == "smoke" else SEEDS
+    return chapter.at_profile(profile, SMOKE_SEEDS, SEEDS)
 
 
 def check_grid(grid) -> str:

@@ -1,5 +1,6 @@
 """The leaderboard's claims: each paper's headline claim restated on the common protocol
-(:func:`rules`), one registered builder per paper (``claims_<paper key>``), decided on the
+(:func:`rules`), one registered builder per paper (``claims_<paper key>``, made for every
+paper of :data:`replicate.papers.PAPERS` by the module's ``__getattr__``), decided on the
 frame of :func:`.evidence.evaluate`."""
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pandas as pd
 
 from ... import comparison as cmp
 from ...claims import ClaimLog
-from ...comparison import board
+from ...comparison import board, chapter
 from ...papers import PAPERS
 from . import rules as r
 from .plan import CHAPTER, FTS_PAPER, HEADLINE, SECTION, plan
@@ -41,19 +42,18 @@ def rules(paper: str, alpha: float = 0.05) -> tuple[cmp.Claim, ...]:
                  for scaled, when in ((False, "before"), (True, "after")))
 
 
-def claims_log(paper: str, frame: pd.DataFrame | None, label: str, missing_reason: str = "") -> ClaimLog:
+def headline_log(paper: str, frame: pd.DataFrame | None, label: str, missing_reason: str = "") -> ClaimLog:
     """``paper``'s headline claims on the common protocol, decided on ``frame`` (:func:`evaluate`)
     labelled ``label``; ``frame`` None: "not tested" with ``missing_reason``."""
-    log = ClaimLog(paper, CHAPTER, kind="experiment", section=SECTION)
     if frame is None:
-        return cmp.log_claims(log, rules(paper), {}, {label: missing_reason})
-    return cmp.log_claims(log, rules(paper), {label: frame})
+        return chapter.chapter_log(paper, CHAPTER, rules(paper), {}, {label: missing_reason}, section=SECTION)
+    return chapter.chapter_log(paper, CHAPTER, rules(paper), {label: frame}, section=SECTION)
 
 
 def headline_claims(frame: pd.DataFrame, label: str) -> tuple[list[ClaimLog], pd.DataFrame]:
-    """Every paper's :func:`claims_log` on ``frame`` and their rows in one frame (papers in
+    """Every paper's :func:`headline_log` on ``frame`` and their rows in one frame (papers in
     book order)."""
-    logs = [claims_log(p, frame, label) for p in PAPERS]
+    logs = [headline_log(p, frame, label) for p in PAPERS]
     return logs, pd.concat([log.frame() for log in logs], ignore_index=True)
 
 
@@ -66,13 +66,13 @@ def claims(profile: str = "cpu", paper: str = "mukhoti2020") -> ClaimLog:
     p = plan(profile, device="cpu")
     runs = cmp.load(p)
     if runs is None:
-        return claims_log(paper, None, f"ours: {p.profile}, cifar10",
+        return headline_log(paper, None, f"ours: {p.profile}, cifar10",
                           f"the chapter's {p.profile} runs are not all in the run store (execute the chapter)")
     image = runs["image"]
     key = tuple(sorted(r.key for r in image.values()))
     if key not in _EVALUATED:
         _EVALUATED[key] = board.evaluate_board(board.calibrate_runs(image), metrics=("ece",))
-    return claims_log(paper, _EVALUATED[key], cmp.evidence_label(image))
+    return headline_log(paper, _EVALUATED[key], cmp.evidence_label(image))
 
 
 def _builder(paper: str):
@@ -83,8 +83,10 @@ def _builder(paper: str):
     return build
 
 
-claims_mukhoti2020 = _builder("mukhoti2020")
-claims_ghosh2022 = _builder("ghosh2022")
-claims_tao2023 = _builder("tao2023")
-claims_liang2024 = _builder("liang2024")
-claims_komisarenko2024 = _builder("komisarenko2024")
+def __getattr__(name: str):
+    """``claims_<paper key>``: the registered builder of that paper (:func:`claims` of it), for
+    every paper of :data:`replicate.papers.PAPERS` (the registry names them; no list here)."""
+    paper = name.removeprefix("claims_")
+    if name.startswith("claims_") and paper in PAPERS:
+        return _builder(paper)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,6 +21,7 @@ of the prose in :mod:`.views`.
 from __future__ import annotations
 
 from ... import comparison as cmp
+from ...comparison import chapter
 
 CHAPTER = "exp_leaderboard"
 #: The chapter's section that decides the claims (the claims ledger links to it).
@@ -48,9 +49,7 @@ FTS_PAPER, FTS_SETTING = "komisarenko2024", "posthoc=ts,select=adaece"
 
 def default_methods(profile: str) -> tuple[str, ...]:
     """:data:`SMOKE_METHODS` at ``smoke``, else all of :data:`METHOD_KEYS`."""
-    from ...profiles import get_profile
-
-    return SMOKE_METHODS if get_profile(profile).name == "smoke" else METHOD_KEYS
+    return chapter.at_profile(profile, SMOKE_METHODS, METHOD_KEYS)
 
 
 def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = None, seeds=SEEDS, methods=None,

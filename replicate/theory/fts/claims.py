@@ -25,8 +25,8 @@ from .calibration_map import (binary_focal_calibration_map, conditional_risk, co
                   focal_calibration_map, focal_loss_true_class, properized_focal_loss, temperature_bounds)
 from .bounds import (binary_logit_correction, paper_grid_temperature_bounds, prop3_check, prop3_logit_check,
                          tightest_temperature_bounds)
-from .figures import simplex_grid
 from .fits import XATOL, closest_with_error, fit_with_error, printed_numbers
+from .._simplex import simplex_grid
 from ..report import TheoryReport, plain
 
 __all__ = ["SIZES", "SECTIONS", "report", "claims", "glue_numbers", "focal_minimizer_scipy"]

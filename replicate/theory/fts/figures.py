@@ -12,22 +12,15 @@ import matplotlib.tri as mtri
 import numpy as np
 from scipy.special import softmax
 
+from .._simplex import simplex_grid
 from .calibration_map import (binary_focal_calibration_map, conditional_risk, focal_calibration_map,
                   focal_loss_true_class, properized_focal_loss)
 from .bounds import focal_calibration_logit
 
-__all__ = ["simplex_grid", "to_xy", "figure1", "figure2", "figure3", "figure4", "figure5",
+__all__ = ["to_xy", "figure1", "figure2", "figure3", "figure4", "figure5",
            "figure6", "figure7"]
 
 _VERTS = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, np.sqrt(3) / 2]])
-
-
-def simplex_grid(resolution: int, *, interior: bool = True):
-    """Points ``a / resolution`` of the 3-class simplex (strictly inside if ``interior``)."""
-    i, j = np.meshgrid(np.arange(resolution + 1), np.arange(resolution + 1), indexing="ij")
-    k = resolution - i - j
-    keep = (k >= 0) & ((i > 0) & (j > 0) & (k > 0) if interior else True)
-    return np.stack([i[keep], j[keep], k[keep]], -1) / resolution
 
 
 def to_xy(p):
