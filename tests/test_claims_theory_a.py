@@ -3,7 +3,7 @@
 Both builders run at the smoke profile through the registry; every row must carry a verdict
 of the vocabulary and name a heading of its chapter. The verdicts the review found wrong,
 and the checks it found missing, are asserted row by row (each number behind them is
-checked against an independent computation in test_theory_focal.py and
+checked against an independent computation in test_theory_focal_loss.py and
 test_theory_adafocal.py).
 """
 from __future__ import annotations
@@ -147,7 +147,7 @@ def test_footnote_row_says_for_which_gamma(reports):
     rep = reports["theory_adafocal"]
     row = _row(rep, "footnote")
     assert row["note"].startswith(f"γ ≥ {rep.numbers['gamma_thr025']:.2f}")
-    assert rep.numbers["gamma_thr02"] == pytest.approx(1.996, abs=1e-3)  # mpmath: test_theory_focal.py
+    assert rep.numbers["gamma_thr02"] == pytest.approx(1.996, abs=1e-3)  # mpmath: test_theory_focal_loss.py
 
 
 def test_builders_refuse_unknown_profiles():

@@ -18,8 +18,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from .. import plots
-from .study import BINS, L1, L2, true_errors
 from ..synthetic import BetaModel
+from .study import BINS, L1, L2, true_errors
 
 __all__ = ["reliability_and_histogram", "size_figure", "bias_figure", "bins_figure"]
 

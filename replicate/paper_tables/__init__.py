@@ -51,7 +51,8 @@ from .labels import dataset_key, model_key
 
 #: paper key -> module of this package holding its tables, named by the paper's chapter (every
 #: paper of the book that has one)
-PAPERS = {k: p.chapter for k, p in _ALL_PAPERS.items() if importlib.util.find_spec(f"{__name__}.{p.chapter}") is not None}
+PAPERS = {k: p.chapter for k, p in _ALL_PAPERS.items()
+          if importlib.util.find_spec(f"{__name__}.{p.chapter}") is not None}
 PAPERS_ENV = "REPLICATE_PAPERS"
 COLUMNS = ["paper", "table", "dataset", "model", "dataset_key", "model_key", "setting", "method", "method_label",
            "metric", "temperature_scaled", "value", "optimal_T", "spread", "printed", "note"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from ... import comparison as cmp
 from ...comparison import layouts
 from ...comparison import ood as cood
-from .plan import ADAFOCAL_KEYS, MAIN_GAMMA_MAX, RULE_NAMES, history_run, setting_of
 from .evidence import TABLE9_METRICS, table9_rows
+from .plan import ADAFOCAL_KEYS, MAIN_GAMMA_MAX, RULE_NAMES, history_run, setting_of
 
 #: The paper's Table 10 rows (it trained no ResNet-50 for OOD detection).
 OOD_MODELS = ("ResNet-110", "Wide-ResNet-26-10")

@@ -18,8 +18,8 @@ from . import appendix_rules as a
 from . import evidence as ev
 from . import rules as r
 from . import terms as t
-from .plan import CHAPTER, PAPER, SECTION, plan
 from .figure_rules import figure_claims
+from .plan import CHAPTER, PAPER, SECTION, plan
 
 
 def _explained(claim: cmp.Claim) -> cmp.Claim:

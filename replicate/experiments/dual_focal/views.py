@@ -14,8 +14,8 @@ import pandas as pd
 
 from ... import comparison as cmp
 from ...comparison import layouts as lay
-from . import plan as exp
 from . import evidence as ev
+from . import plan as exp
 
 #: Tables 1, 2 and 5-8: our metric -> the paper's table
 MAIN = {"ece": "table1", "error": "table2", "adaece": "table5", "classwise_ece": "table6", "mce": "table7",

@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 from ... import comparison as cmp
-from ...comparison.layouts import paper_long, row_label
 from ... import plots
+from ...comparison.layouts import paper_long, row_label
 from ...plots import PAPER_EPOCHS
 from . import plan as fcl
 

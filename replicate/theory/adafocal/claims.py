@@ -13,11 +13,11 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ...claims import ClaimLog, beyond, check, conditional, untested
-from .dynamics import (UNBOUNDED_GAMMA_MAX, calfocal_gamma, calfocal_loss_curve, calfocal_slopes, fixed_point,
-                       gap_scenarios, linearised_factor, simulate_closed_loop, simulate_gamma)
 from ..focal_loss.gradient import gradient_factor_dgamma, gradient_shrink_threshold
 from ..focal_loss.risk import entropy, focal_expected_loss, focal_kl_bound, focal_risk_minimizer
 from ..report import TheoryReport, run_checks
+from .dynamics import (UNBOUNDED_GAMMA_MAX, calfocal_gamma, calfocal_loss_curve, calfocal_slopes, fixed_point,
+                       gap_scenarios, linearised_factor, simulate_closed_loop, simulate_gamma)
 
 __all__ = ["SIZES", "SECTIONS", "RULES", "LAMS", "report", "claims", "toy_response"]
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .dynamics import calfocal_gamma
-from .claims import RULES
 from ..focal_loss.gradient import gradient_factor_dgamma, gradient_threshold
+from .claims import RULES
+from .dynamics import calfocal_gamma
 
 __all__ = ["figure_3a", "push_figure", "shrink_figure", "dynamics_figure", "closed_loop_figure"]
 

@@ -13,11 +13,11 @@ import pandas as pd
 from scipy.special import lambertw
 
 from ...claims import ClaimLog, check, conditional, corrected, readings
+from ..report import TheoryReport, run_checks
 from .loss import dual_focal_conditional_risk, dual_focal_risk_minimizer, phi_argmax, phi_key_points
 from .proofs import appendix_checks, as_function
 from .study import (binary_dfl_minimizer, binary_tie_threshold, eq9_check, lemma1_check,
-                               over_confidence_study, posterior_study, region_grid)
-from ..report import TheoryReport, run_checks
+                    over_confidence_study, posterior_study, region_grid)
 
 __all__ = ["SIZES", "SECTIONS", "STEPS", "THEOREM1_POSTERIOR", "report", "claims"]
 

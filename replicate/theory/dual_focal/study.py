@@ -15,11 +15,11 @@ import pandas as pd
 from scipy.optimize import minimize_scalar
 
 from .._simplex import pattern_search
-from .loss import (
-    dfl_stationary_posterior, dual_focal_conditional_risk, dual_focal_phi, dual_focal_risk_minimizer,
-    order_report, paper_eq9_posterior, phi_argmax, phi_key_points, under_confidence_threshold,
-)
 from ..fcl.loss import fcl_risk_minimizer
+from .loss import (
+                   dfl_stationary_posterior, dual_focal_conditional_risk, dual_focal_phi, dual_focal_risk_minimizer,
+                   order_report, paper_eq9_posterior, phi_argmax, phi_key_points, under_confidence_threshold,
+                   )
 
 __all__ = ["LOSSES", "region_grid", "lemma1_check", "binary_tie_threshold", "binary_dfl_minimizer",
            "binary_minimizer_curve", "posterior_study", "eq9_check", "lower_risk_witness",

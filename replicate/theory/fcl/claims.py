@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 
 from ...claims import ClaimLog, beyond, check, readings
+from ..report import TheoryReport, run_checks
 from .loss import fcl_risk_minimizer
 from .properness import brier_properness, cross_entropy_gap, focal_convexity, focal_uniqueness, properness_table
 from .study import lemma_a3_table, lipschitz_gap_table, literal_pgap_study, pgap_study, theorem_4_1_study
-from ..report import TheoryReport, run_checks
 
 __all__ = ["SIZES", "SECTIONS", "STEPS", "report", "claims"]
 

@@ -19,8 +19,8 @@ named by concept; this package re-exports their public functions
 """
 from __future__ import annotations
 
-from .autograd import gradient_factor_autograd, prop1_batch
 from ... import lazy_submodules
+from .autograd import gradient_factor_autograd, prop1_batch
 from .gradient import (focal_gradient_factor, gradient_factor_dgamma, gradient_factor_dp, gradient_shrink_threshold,
                        gradient_threshold, k_term, k_term_dp, log_gradient_factor, shrink_gamma)
 from .lambert import eq10_rhs, lambert_w_gamma, lambert_w_gamma_branches, lambert_w_gamma_rootfind

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 
 from ...claims import ClaimLog
+from ..report import TheoryReport, run_checks
 from . import claims_gradient as grad
 from . import claims_risk as risk
-from ..report import TheoryReport, run_checks
 
 __all__ = ["SIZES", "SECTIONS", "STEPS", "report", "claims"]
 

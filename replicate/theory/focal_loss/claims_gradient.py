@@ -10,11 +10,11 @@ import numpy as np
 
 from ...claims import beyond, check, conditional, readings
 from ..curve_shape import curve_shape
+from ..report import TheoryReport
 from .autograd import gradient_factor_autograd, prop1_batch
 from .gradient import (focal_gradient_factor, gradient_factor_dp, gradient_threshold, k_term, k_term_dp,
-                             log_gradient_factor)
+                       log_gradient_factor)
 from .lambert import eq10_rhs, lambert_w_gamma, lambert_w_gamma_branches, lambert_w_gamma_rootfind
-from ..report import TheoryReport
 
 __all__ = ["prop1", "shape", "prop2", "flsd", "g_complex_step", "SHAPE_GAMMAS", "SLOPE_GAMMAS", "FLAT"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...claims import beyond, check, readings
+from ..report import TheoryReport
 from . import linear_experiment as lin
 from .risk import bernoulli_step, entropy, focal_expected_loss, focal_kl_bound, focal_risk_minimizer
-from ..report import TheoryReport
 
 __all__ = ["kl_bound", "minimiser", "many_classes", "linear_model", "FIG7_GAMMAS", "K100_GAMMAS"]
 

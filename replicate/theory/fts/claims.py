@@ -20,14 +20,14 @@ from scipy.optimize import minimize, minimize_scalar
 
 from ... import checks
 from ...claims import ClaimLog, beyond, check, corrected, untested
-from ..focal_loss import focal_risk_minimizer
-from .calibration_map import (binary_focal_calibration_map, conditional_risk, confidence_raising_threshold,
-                  focal_calibration_map, focal_loss_true_class, properized_focal_loss, temperature_bounds)
-from .bounds import (binary_logit_correction, paper_grid_temperature_bounds, prop3_check, prop3_logit_check,
-                         tightest_temperature_bounds)
-from .fits import XATOL, closest_with_error, fit_with_error, printed_numbers
 from .._simplex import simplex_grid
+from ..focal_loss import focal_risk_minimizer
 from ..report import TheoryReport, plain
+from .bounds import (binary_logit_correction, paper_grid_temperature_bounds, prop3_check, prop3_logit_check,
+                     tightest_temperature_bounds)
+from .calibration_map import (binary_focal_calibration_map, conditional_risk, confidence_raising_threshold,
+                              focal_calibration_map, focal_loss_true_class, properized_focal_loss, temperature_bounds)
+from .fits import XATOL, closest_with_error, fit_with_error, printed_numbers
 
 __all__ = ["SIZES", "SECTIONS", "report", "claims", "glue_numbers", "focal_minimizer_scipy"]
 

@@ -13,9 +13,9 @@ import numpy as np
 from scipy.special import softmax
 
 from .._simplex import simplex_grid
-from .calibration_map import (binary_focal_calibration_map, conditional_risk, focal_calibration_map,
-                  focal_loss_true_class, properized_focal_loss)
 from .bounds import focal_calibration_logit
+from .calibration_map import (binary_focal_calibration_map, conditional_risk, focal_calibration_map,
+                              focal_loss_true_class, properized_focal_loss)
 
 __all__ = ["to_xy", "figure1", "figure2", "figure3", "figure4", "figure5",
            "figure6", "figure7"]
