@@ -7,7 +7,7 @@ The FTS fit scores every (gamma_ev, T) pair of the paper's grid: 9 gammas x 100 
 (the authors' code) or x 500 (the paper's text). ``replicate.posthoc.fit_focal_temperatures``
 computes the parts of the map that do not depend on gamma once per block of temperatures and
 scores log-loss and equal-mass ECE from one pass; the reference loop applies
-``replicate.theory.fts.focal_calibration_map`` and ``replicate.metrics`` pair by pair (what
+``replicate.theory.fts.calibration_map.focal_calibration_map`` and ``replicate.metrics`` pair by pair (what
 ``fit_focal_temperature`` did before). Both choose the same (gamma_ev, T); ratio = time / replicate's.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from replicate import metrics, posthoc, synthetic  # noqa: E402
-from replicate.theory.fts import focal_calibration_map  # noqa: E402
+from replicate.theory.fts.calibration_map import focal_calibration_map  # noqa: E402
 
 
 def loop(z, y, temps):

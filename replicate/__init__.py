@@ -17,15 +17,26 @@ import pkgutil
 __version__ = "0.1.0"
 
 
-def _submodules() -> list[str]:
-    return [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
+def lazy_submodules(package: str, path, names=()):
+    """``(__getattr__, __dir__)`` for the package ``package`` (its ``__name__``) at ``path``
+    (its ``__path__``): a submodule is imported the first time it is reached as an
+    attribute (``rp.experiments.adafocal.figures``), so importing a package stays cheap.
+    ``names`` are further public names the package defines, listed by ``dir``."""
+
+    def __getattr__(name: str):
+        if not name.startswith("_") and importlib.util.find_spec(f"{package}.{name}") is not None:
+            return importlib.import_module(f"{package}.{name}")
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    def __dir__():
+        subs = {m.name for m in pkgutil.iter_modules(path) if not m.name.startswith("_")}
+        return sorted(set(names) | subs)
+
+    return __getattr__, __dir__
 
 
-def __getattr__(name: str):
-    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module 'replicate' has no attribute {name!r}")
+__getattr__, _dir = lazy_submodules(__name__, __path__)
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_submodules()))
+    return sorted(set(globals()) | set(_dir()))

@@ -27,10 +27,11 @@ and ``drop_outside=True`` reproduce it (see :mod:`replicate.metrics`).
 """
 from __future__ import annotations
 
-import numbers
 from functools import lru_cache
 
 import numpy as np
+
+from .checks import positive_int
 
 BINNINGS = ("width", "mass")
 CLOSED = ("right", "left")
@@ -46,9 +47,7 @@ def check_choice(name: str, value, allowed) -> str:
 
 
 def check_n_bins(n_bins) -> int:
-    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
-        raise ValueError(f"n_bins must be an integer >= 1; got {n_bins!r}")
-    return int(n_bins)
+    return positive_int("n_bins", n_bins)
 
 
 def to_numpy(x, name: str) -> np.ndarray:

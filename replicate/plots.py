@@ -14,6 +14,8 @@
 - :func:`class_examples` -- the first image of each class in one row.
 - :func:`metric_panels` -- one panel per metric of a long-form frame (e.g. per-epoch
   histories), one line per method.
+- :func:`history` -- the per-epoch records of several runs as one long frame (what every
+  figure over training reads); :func:`integer_epochs` puts whole epochs on the x axes.
 - :func:`caption` / :func:`add_caption` -- the standard "what produced this figure" label.
 
 Every function returns matplotlib objects and draws into ``ax`` when one is given.
@@ -288,3 +290,36 @@ def metric_panels(frame, panels: Mapping[str, str], x: str = "epoch", hue: str =
     if caption_text:
         add_caption(fig, caption_text)
     return fig
+
+
+# ----------------------------------------------------------------------------- over training
+#: The length of the papers' CIFAR schedule (epochs), onto which their figures' epochs are read.
+PAPER_EPOCHS = 350
+
+
+def history(runs: Mapping[str, object], require=("test/nll",)):
+    """Per-epoch records of ``{label: Run}`` as one long frame with a ``method`` column.
+
+    ``require`` lists columns every run must have; a run trained without
+    ``eval_every_epoch`` lacks the per-split columns and is refused with a ValueError
+    naming it and the option.
+    """
+    import pandas as pd
+
+    if not isinstance(runs, Mapping) or not runs:
+        raise ValueError("runs must be a non-empty mapping label -> Run")
+    frames = []
+    for label, run in runs.items():
+        f = run.history_frame()
+        missing = [c for c in require if c not in f.columns]
+        if missing:
+            raise ValueError(f"run {label!r} ({run.key}) has no per-epoch {', '.join(missing)}; train it with "
+                             f"options={{'eval_every_epoch': True}}")
+        frames.append(f.apply(pd.to_numeric, errors="coerce").assign(method=label))
+    return pd.concat(frames, ignore_index=True)
+
+
+def integer_epochs(axes) -> None:
+    """Whole epochs only on the x axis of every axes of ``axes``."""
+    for ax in np.ravel(axes):
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))

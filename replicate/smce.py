@@ -16,7 +16,7 @@ We solve it exactly by dynamic programming over the sorted predictions (the best
 given ``w_i`` is concave and piecewise linear in ``w_i``; :func:`_dynamic_programme`),
 linear in the number of distinct predictions in practice, where a general LP solver takes
 seconds for 10,000 test samples; ``tests/test_exp_fcl.py`` checks it against scipy's HiGHS solving the LP
-above and against the LP of :mod:`replicate.theory.postprocessing`. No library ships this
+above and against the LP of :mod:`replicate.theory.fcl.postprocessing`. No library ships this
 functional:
 ``relplot`` (Blasiok & Nakkiran's package, which the FCL paper cites) computes the kernel
 smooth ECE instead (:func:`replicate.metrics.smooth_ece`), a different measure that agrees

@@ -80,9 +80,7 @@ class BetaModel:
     def __post_init__(self):
         for name in ("a", "b", "alpha"):
             _positive(name, getattr(self, name))
-        k = self.n_classes
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
-            raise ValueError(f"n_classes must be an integer >= 2, got {k!r}")
+        positive_int("n_classes", self.n_classes, lo=2)
 
     @property
     def lo(self) -> float:
@@ -232,9 +230,7 @@ class LogitModel:
     def __post_init__(self):
         _positive("beta", self.beta)
         _positive("scale", self.scale)
-        k = self.n_classes
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
-            raise ValueError(f"n_classes must be an integer >= 2, got {k!r}")
+        positive_int("n_classes", self.n_classes, lo=2)
 
     @property
     def optimal_temperature(self) -> float:

@@ -14,8 +14,8 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 from scipy import integrate, optimize, special, stats  # noqa: E402
 
-from replicate import calibration_figures as cf  # noqa: E402
-from replicate import calibration_study as cs  # noqa: E402
+from replicate.calibration import figures as cf  # noqa: E402
+from replicate.calibration import study as cs  # noqa: E402
 from replicate import synthetic  # noqa: E402
 
 tm = pytest.importorskip("torchmetrics.functional.classification")

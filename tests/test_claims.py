@@ -109,7 +109,7 @@ def test_claims_built_in_worker_processes_equal_those_built_in_this_one(tmp_path
     assert sorted(seen, key=lambda sn: srcs.index(sn[0])) == [(s, len(f)) for s, f in zip(srcs, one)]
     for a, b in zip(one, two):
         pd.testing.assert_frame_equal(a, b)
-    with pytest.raises(ValueError, match="workers must be an integer >= 1"):
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
         cl.registry.build_frames(srcs, "smoke", workers=0)
 
 

@@ -3,7 +3,7 @@
 Both builders run at the smoke profile through the registry; every row must carry a verdict
 of the vocabulary and name a heading of its chapter. The verdicts the review found wrong,
 and the checks it found missing, are asserted row by row (each number behind them is
-checked against an independent computation in test_theory_focal.py and
+checked against an independent computation in test_theory_focal_loss.py and
 test_theory_adafocal.py).
 """
 from __future__ import annotations
@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 from replicate import claims as cl
-from replicate.theory import adafocal_claims as ac
-from replicate.theory import adafocal_figures as af
-from replicate.theory import focal_claims as fc
-from replicate.theory import focal_figures as ff
+from replicate.theory.adafocal import claims as ac
+from replicate.theory.adafocal import figures as af
+from replicate.theory.focal_loss import claims as fc
+from replicate.theory.focal_loss import figures as ff
 from replicate.theory.curve_shape import curve_shape, is_unimodal
-from replicate.theory.focal_gradient import focal_gradient_factor
+from replicate.theory.focal_loss.gradient import focal_gradient_factor
 from replicate.theory.report import TheoryReport, plain
 
 matplotlib.use("Agg")
@@ -147,7 +147,7 @@ def test_footnote_row_says_for_which_gamma(reports):
     rep = reports["theory_adafocal"]
     row = _row(rep, "footnote")
     assert row["note"].startswith(f"γ ≥ {rep.numbers['gamma_thr025']:.2f}")
-    assert rep.numbers["gamma_thr02"] == pytest.approx(1.996, abs=1e-3)  # mpmath: test_theory_focal.py
+    assert rep.numbers["gamma_thr02"] == pytest.approx(1.996, abs=1e-3)  # mpmath: test_theory_focal_loss.py
 
 
 def test_builders_refuse_unknown_profiles():

@@ -106,7 +106,7 @@ def test_fts_fixes(logs):
 
 
 # ------------------------------------------------------------- the chapters are thin
-CHAPTERS = {"theory_dual_focal": "dual_focal_claims", "theory_fcl": "fcl_claims", "theory_fts": "fts_claims"}
+CHAPTERS = {"theory_dual_focal": "dual_focal.claims", "theory_fcl": "fcl.claims", "theory_fts": "fts.claims"}
 
 
 @pytest.fixture(scope="module")

@@ -23,12 +23,12 @@ import replicate as rp  # noqa: E402
 from replicate import comparison as cmp  # noqa: E402
 from replicate import runs as rruns  # noqa: E402
 from replicate import training  # noqa: E402
-from replicate.experiments import adafocal as exp  # noqa: E402
-from replicate.experiments import adafocal_claims as C  # noqa: E402
-from replicate.experiments import adafocal_evidence as ev  # noqa: E402
-from replicate.experiments import adafocal_figure_rules as F  # noqa: E402
-from replicate.experiments import adafocal_rules as R  # noqa: E402
-from replicate.figures import adafocal as figs  # noqa: E402
+from replicate.experiments.adafocal import plan as exp  # noqa: E402
+from replicate.experiments.adafocal import claims as C  # noqa: E402
+from replicate.experiments.adafocal import evidence as ev  # noqa: E402
+from replicate.experiments.adafocal import figure_rules as F  # noqa: E402
+from replicate.experiments.adafocal import rules as R  # noqa: E402
+from replicate.experiments.adafocal import figures as figs  # noqa: E402
 
 EPOCHS, N, K = 4, 150, 5
 
@@ -71,7 +71,7 @@ def test_bad_parameters_are_refused_before_anything_trains(kw, match, stores):
 
 
 def test_cpu_plan_reuses_the_mukhoti_runs_and_shares_the_main_adafocal_run():
-    from replicate.experiments import mukhoti
+    from replicate.experiments.focal_loss import plan as mukhoti
 
     p = exp.plan("cpu", device="cpu")
     assert set(p.groups) == {"image", "seeds", "bins", "gamma_max", "text"}

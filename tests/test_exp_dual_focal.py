@@ -14,13 +14,12 @@ import torch
 import replicate as rp
 from replicate import comparison as cmp
 from replicate.comparison import layouts as lay
-from replicate.experiments import dual_focal as exp
-from replicate.experiments import dual_focal_claims as cl
-from replicate.experiments import dual_focal_evidence as ev
-from replicate.experiments import dual_focal_appendix_rules as ap
-from replicate.experiments import dual_focal_figure_rules as fr
-from replicate.experiments import dual_focal_rules as ru
-from replicate.figures import dual_focal as fig
+from replicate.experiments.dual_focal import plan as exp
+from replicate.experiments.dual_focal import claims as cl
+from replicate.experiments.dual_focal import evidence as ev
+from replicate.experiments.dual_focal import appendix_rules as ap
+from replicate.experiments.dual_focal import figure_rules as fr
+from replicate.experiments.dual_focal import rules as ru
 
 
 # ----------------------------------------------------------------------------- plan
@@ -54,7 +53,7 @@ def test_cpu_plan_groups_and_the_runs_it_shares_with_the_mukhoti_chapter():
     assert p.seeds == (1, 2, 3) and list(p.groups) == ["image", "history", "table3", "dual_logit", "gamma", "text"]
     assert len(p.image) == 7 * 3 and all(s == 1 for g in ("history", "table3", "dual_logit", "gamma", "text")
                                          for _, s in p.group(g))
-    muk = rp.experiments.mukhoti.plan("cpu", device="cpu")
+    muk = rp.experiments.focal_loss.plan.plan("cpu", device="cpu")
     for k in ("cross_entropy", "brier", "mmce", "ls005", "flsd53"):       # the same configuration, the same run
         assert p.image[(k, 1)].key == muk.image[(k, 1)].key
         assert p.text[(k, 1)].key == muk.text[(k, 1)].key
@@ -211,12 +210,12 @@ class FakeRun:
 
 
 def test_ema_and_learning_rate_phases():
-    np.testing.assert_allclose(fig.ema([4.0, 0.0, 0.0, 8.0]), [4.0, 2.0, 1.0, 4.5])
+    np.testing.assert_allclose(ev.ema([4.0, 0.0, 0.0, 8.0]), [4.0, 2.0, 1.0, 4.5])
     hist = [{"epoch": e, "lr": lr, "ece": 0.01 * e} for e, lr in zip(range(1, 7), [0.1, 0.1, 0.01, 0.01, 0.001, 0.001])]
-    c = fig.ece_over_epochs({"a": FakeRun(None, None, hist)})
-    assert c.ece.tolist() == pytest.approx([1, 2, 3, 4, 5, 6]) and fig.lr_phases(c).tolist() == [0, 0, 1, 1, 2, 2]
+    c = ev.ece_over_epochs({"a": FakeRun(None, None, hist)})
+    assert c.ece.tolist() == pytest.approx([1, 2, 3, 4, 5, 6]) and ev.lr_phases(c).tolist() == [0, 0, 1, 1, 2, 2]
     with pytest.raises(ValueError, match="smoothing"):
-        fig.ema([1.0], 1.0)
+        ev.ema([1.0], 1.0)
 
 
 def test_dual_probabilities_match_the_losses_dual_term_and_box_stats_match_matplotlib():
@@ -226,8 +225,8 @@ def test_dual_probabilities_match_the_losses_dual_term_and_box_stats_match_matpl
     z, y = rng.normal(size=(300, 10)) * 3, rng.integers(0, 10, 300)
     p = torch.softmax(torch.as_tensor(z), 1)
     want = rp.losses.dual_term(p, p[torch.arange(300), torch.as_tensor(y)]).numpy()
-    np.testing.assert_allclose(fig.dual_probabilities(z, y), want, atol=1e-12)
-    b = fig.box_stats(pd.DataFrame({"method": "a", "q": z[:, 0]}), "q").iloc[0]
+    np.testing.assert_allclose(ev.dual_probabilities(z, y), want, atol=1e-12)
+    b = ev.box_stats(pd.DataFrame({"method": "a", "q": z[:, 0]}), "q").iloc[0]
     mb = matplotlib.cbook.boxplot_stats(z[:, 0])[0]
     assert (b["median"], b["q1"], b["q3"], b["whisker_low"], b["whisker_high"]) == pytest.approx(
         (mb["med"], mb["q1"], mb["q3"], mb["whislo"], mb["whishi"]))
@@ -239,15 +238,15 @@ def test_reliability_interval_and_roc_frames_agree_with_independent_computations
     rng = np.random.default_rng(3)
     z, y = rng.normal(size=(400, 10)) * 2, rng.integers(0, 10, 400)
     r = FakeRun(z, y, ood=rng.normal(size=(400, 10)) * 0.5, T=2.0)
-    rel = fig.reliability_frame({"a": r})
+    rel = ev.reliability_frame({"a": r})
     assert (rel["count"] / 400 * rel["gap"].abs()).sum() == pytest.approx(rp.metrics.ece(z, y, is_probs=False))
-    roc = fig.roc_frame({"a": r})
+    roc = ev.roc_frame({"a": r})
     for scaled, T in ((False, 1.0), (True, 2.0)):
         want = rp.metrics.ood_auroc(rp.metrics.probs_from_logits(z, T), rp.metrics.probs_from_logits(r.ood, T))
         assert roc[roc.temperature_scaled == scaled].auroc.iloc[0] == pytest.approx(100 * want)
     raw = pd.DataFrame({"method": "a", "seed": [1, 2, 3], "metric": "ece", "temperature_scaled": False,
                         "value": [1.0, 2.0, 4.0]})
-    i = fig.interval_frame(raw).iloc[0]
+    i = ev.interval_frame(raw).iloc[0]
     lo, hi = stats.t.interval(0.95, 2, loc=7 / 3, scale=stats.sem([1.0, 2.0, 4.0]))
     assert (i["low"], i["high"]) == pytest.approx((lo, hi))
 
@@ -372,7 +371,7 @@ def cpu_chapter():
     runs = cmp.load_groups(p)
     if "image" not in runs or any(r.store != "results" for r in runs["image"].values()):
         pytest.skip("the chapter's cpu image runs are not in the committed store")
-    return rp.experiments.dual_focal_tables.chapter(p, runs)
+    return rp.experiments.dual_focal.views.chapter(p, runs)
 
 
 def test_committed_cpu_runs_agree_with_their_records(cpu_chapter):
@@ -390,11 +389,11 @@ def test_every_glued_key_of_the_chapter_is_produced(cpu_chapter):
 
     import replicate.runner as runner
 
-    tab = rp.experiments.dual_focal_tables
+    tab = rp.experiments.dual_focal.views
     text = runner.resolve_notebook("exp_dual_focal").read_text()
     used = set(re.findall(r"\{glue:text\}`([^`]+)`", text))
     log = cl.claims_log(cpu_chapter.plan, cpu_chapter.runs)
-    produced = {**tab.texts(cpu_chapter), **tab.verdict_texts(log)}
+    produced = {**tab.texts(cpu_chapter), **rp.comparison.chapter.verdict_counts(log.frame(), tab.VERDICT_SIDES)}
     assert used <= set(produced), used - set(produced)
     assert all(isinstance(v, str) and v for v in produced.values())
     assert produced["rbs_fit_brier"] == produced["rbs_cells"] == "48"

@@ -15,7 +15,7 @@ import replicate as rp
 from replicate import comparison as cmp
 from replicate import experiments
 from replicate.claims import as_outcome
-from replicate.experiments import fcl, fcl_claims as C, fcl_evidence as E, fcl_figure_rules as FR, fcl_rules as R
+from replicate.experiments.fcl import claims as C, evidence as E, figure_rules as FR, plan as fcl, rules as R
 
 
 # ----------------------------------------------------------------------------- plan
@@ -39,7 +39,7 @@ def test_plan_takes_the_chapters_parameters_and_refuses_bad_ones():
 
 def test_plan_shares_runs_with_the_other_chapters_and_sweeps_lambda_at_the_networks_gamma():
     p = fcl.plan("cpu", device="cpu")
-    muk = experiments.mukhoti.plan("cpu", device="cpu", text_dataset=None)
+    muk = experiments.focal_loss.plan.plan("cpu", device="cpu", text_dataset=None)
     for key in ("cross_entropy", "brier", "mmce", "ls005", "flsd53"):
         assert p.image[(key, 1)].key == muk.image[(key, 1)].key        # Mukhoti's runs reused
     assert p.group("history")[("fl3", 1)].key == muk.image[("fl3", 1)].key
@@ -102,7 +102,7 @@ def _lp_smce(f, y):
 
 
 def test_smce_equals_the_lp_and_the_theory_solver():
-    from replicate.theory import postprocessing
+    from replicate.theory.fcl import postprocessing
 
     rng = np.random.default_rng(0)
     for trial in range(60):
@@ -169,25 +169,25 @@ class FakeRun:
 
 
 def test_normalised_loss_convergence_and_windows():
-    F = rp.figures.fcl
+    F = rp.experiments.fcl.figures
     runs = {"a": FakeRun([2.0, 1.0, 0.5, 0.4, 0.4], [0.5] * 5), "b": FakeRun([4.0, 3.8, 3.0, 1.0, 0.8], [0.4] * 5)}
-    f = F.normalised_loss(runs)
+    f = E.normalised_loss(runs)
     assert f[f.epoch == 1].normalised.tolist() == [1.0, 1.0]
     assert f[(f.method == "b") & (f.epoch == 5)].normalised.iloc[0] == pytest.approx(0.2)
     # drops a: 0, .5, .75, .8, .8 (90 % of .8 = .72 first at epoch 3); b: 0, .05, .25, .75, .8 (epoch 4)
-    assert F.convergence_epochs(f, 0.9) == {"a": 3, "b": 4}
-    w = F.window_stats(f, 2, 4).set_index("method")
+    assert E.convergence_epochs(f, 0.9) == {"a": 3, "b": 4}
+    w = E.window_stats(f, 2, 4).set_index("method")
     assert w.loc["a", "mean"] == pytest.approx(np.mean([0.5, 0.25, 0.2]))
     assert w.loc["a", "jitter"] == pytest.approx(np.std([-0.25, -0.05], ddof=1))
-    assert F.paper_window(20, 100, 300) == (6, 17) and F.paper_window(350, 50, 150) == (50, 150)
+    assert E.paper_window(20, 100, 300) == (6, 17) and E.paper_window(350, 50, 150) == (50, 150)
     with pytest.raises(ValueError):
-        F.paper_window(20, 300, 100)
+        E.paper_window(20, 300, 100)
 
 
 def test_figures_draw_from_synthetic_inputs():
     import matplotlib.pyplot as plt
 
-    F = rp.figures.fcl
+    F = rp.experiments.fcl.figures
     runs = {"CE": FakeRun([2.0, 1.5, 1.4], [0.6, 0.5, 0.45]), "FCL": FakeRun([2.0, 1.2, 1.1], [0.6, 0.5, 0.4])}
     for fig in (F.figure3(runs, "c"), F.figure8(runs, "c")):
         assert len(fig.axes) == 1
@@ -298,7 +298,7 @@ def test_claims_without_runs_are_not_tested_on_ours(tmp_path, monkeypatch):
 def test_paper_notes_keep_every_note_of_the_chosen_rows():
     """Read against the stored tables: each table note once (``whole``), and exactly the cell
     notes of the chosen rows."""
-    from replicate.experiments import fcl_report
+    from replicate.experiments.fcl import views as fcl_report
 
     row = ("20 Newsgroups", "Global Pooling CNN")
     notes = fcl_report.paper_notes(("table1", "table3"), rows=[row])

@@ -1,4 +1,4 @@
-"""What the Mukhoti chapter (exp_focal_loss) shows: :mod:`replicate.experiments.mukhoti_views`
+"""What the Mukhoti chapter (exp_focal_loss) shows: :mod:`replicate.experiments.focal_loss.views`
 on constructed frames and stand-in runs, and on the committed cpu runs against numbers
 computed here from their logits and records (skipped when they are not in the store)."""
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from replicate import comparison as cmp
 from replicate import experiments
 
-views = experiments.mukhoti_views
-exp = experiments.mukhoti
+views = experiments.focal_loss.views
+exp = experiments.focal_loss.plan
 
 
 def _summary(rows):
@@ -59,18 +59,6 @@ def test_text_views_without_a_text_experiment():
     assert views.text_view(None, {}) is None and views.text_tables(None, []) == []
     assert set(views.text_numbers(None, {}).values()) == {views.TEXT_SKIPPED}
     assert len(views.text_numbers(None, {})) == 4
-
-
-def test_verdict_numbers_count_and_pair_the_two_evidences():
-    frame = pd.DataFrame({"evidence": ["ours"] * 3 + ["paper"] * 3,
-                          "verdict": ["holds", "not tested", "fails", "holds", "holds", "fails"]})
-    n = views.verdict_numbers(frame, "ours", "paper")
-    assert (n["n_claims"], n["n_hold_ours"], n["n_untested_ours"], n["n_hold_paper"]) == ("3", "1", "1", "2")
-    assert (n["claim2_ours"], n["claim2_paper"], n["claim3_paper"]) == ("not tested", "holds", "fails")
-    no_paper = views.verdict_numbers(frame, "ours", "no such row")
-    assert no_paper["n_hold_paper"] == "0" and "claim1_ours" not in no_paper
-    with pytest.raises(ValueError, match="expected the same claims"):
-        views.verdict_numbers(frame.iloc[:5], "ours", "paper")
 
 
 # ----------------------------------------------------------------------------- committed cpu runs

@@ -13,7 +13,11 @@ import pytest
 import replicate as rp
 from replicate import comparison as cmp
 from replicate import experiments, runner, synthetic
-from replicate.experiments import fts, fts_claims, fts_evidence, fts_links, fts_tables
+from replicate.experiments.fts import claims as fts_claims
+from replicate.experiments.fts import evidence as fts_evidence
+from replicate.experiments.fts import links as fts_links
+from replicate.experiments.fts import plan as fts
+from replicate.experiments.fts import views as fts_tables
 
 
 # ----------------------------------------------------------------------------- plan
@@ -32,7 +36,7 @@ def test_plan_defaults_and_reuse_of_the_mukhoti_runs():
     assert [m.key for m in smoke.methods["image"]] == list(fts.SMOKE_METHODS) and smoke.seeds == (1, 2)
     cpu = fts.plan("cpu", device="cpu")
     assert [m.key for m in cpu.methods["image"]] == list(fts.METHOD_KEYS) and cpu.seeds == (1, 2, 3)
-    mk = experiments.mukhoti.plan("cpu", text_dataset=None, device="cpu")
+    mk = experiments.focal_loss.plan.plan("cpu", text_dataset=None, device="cpu")
     for key in ("cross_entropy", "fl1", "fl2", "fl3", "flsd53"):          # the same configuration, the same run
         assert cpu.image[(key, 1)].key == mk.image[(key, 1)].key
     assert cpu.references["cifar10"].model == "Resnet-50"
@@ -246,7 +250,7 @@ def test_selection_and_link_tables_on_generated_runs():
     clamp = fts_links.clamp_effect({"a": z, "b": z[1:]}, gammas=[-0.5, 1.0])
     q = np.clip(rp.metrics.probs_from_logits(z), 1e-12, 1 - 1e-12)
     fp = (1 - q) ** -0.5 * (-0.5 * np.log(q) / (1 - q) - 1 / q)
-    want = np.abs((1 / fp) / (1 / fp).sum(1, keepdims=True) - np.exp(rp.posthoc_fts.fts_log_probs(z, 1.0, -0.5)))
+    want = np.abs((1 / fp) / (1 / fp).sum(1, keepdims=True) - np.exp(rp.posthoc.fts.fts_log_probs(z, 1.0, -0.5)))
     assert clamp.loc[-0.5, "a"] == pytest.approx(want.max(), rel=1e-6) and clamp.loc[-0.5, "a"] > 1e-9
     assert clamp.loc[-0.5, "b"] < 1e-12                      # no probability outside [1e-12, 1 - 1e-12]
 

@@ -15,7 +15,7 @@ import replicate as rp
 from replicate import metrics, posthoc
 from replicate.comparison import agreement as agr
 from replicate.comparison import board, pairs
-from replicate.experiments import leaderboard as lb
+from replicate.experiments import leaderboard as lb  # the chapter's folder: lb.plan, lb.evidence, ...
 
 
 # ----------------------------------------------------------------------------- plan
@@ -25,22 +25,22 @@ def test_plan_parameters_equal_the_chapter_and_bad_values_are_refused_before_tra
     cell = runner.default_parameters(runner.read_notebook(runner.resolve_notebook("exp_leaderboard")))
     assert rp.experiments.plan_parameters("exp_leaderboard") == list(cell)
     assert cell["profile"] == "cpu" and cell["seeds"] == [1, 2, 3] and cell["methods"] is None
-    p = lb.plan("smoke", device="cpu")
-    assert set(p.groups) == {"image"} and {k for k, _ in p.image} == set(lb.SMOKE_METHODS)
+    p = lb.plan.plan("smoke", device="cpu")
+    assert set(p.groups) == {"image"} and {k for k, _ in p.image} == set(lb.plan.SMOKE_METHODS)
     assert {s for _, s in p.image} == {1, 2, 3}
-    assert [m.key for m in lb.plan("cpu", device="cpu").methods["image"]] == list(lb.METHOD_KEYS)
-    assert {k for k, _ in lb.plan("smoke", methods=["fls532", "fl4"], device="cpu").image} == {"fls532", "fl4"}
+    assert [m.key for m in lb.plan.plan("cpu", device="cpu").methods["image"]] == list(lb.plan.METHOD_KEYS)
+    assert {k for k, _ in lb.plan.plan("smoke", methods=["fls532", "fl4"], device="cpu").image} == {"fls532", "fl4"}
     for kw, match in (({"profile": "laptop"}, "unknown profile"), ({"seeds": [1, 1]}, "seeds must not repeat"),
                       ({"seeds": []}, "seeds must be"), ({"methods": ["fl6"]}, "unknown method"),
                       ({"methods": ["fcl"]}, "at least two methods"), ({"dataset": "20newsgroups"}, "image data"),
                       ({"dataset": "mnist"}, "unknown dataset"), ({"device": "tpu"}, "device")):
         with pytest.raises(ValueError, match=match):
-            lb.plan(**{"profile": "smoke", "device": "cpu", **kw})
+            lb.plan.plan(**{"profile": "smoke", "device": "cpu", **kw})
 
 
 def test_the_catalogue_holds_every_method_of_the_acceptance_list():
-    assert len(lb.METHOD_KEYS) == 17 and set(lb.METHOD_KEYS) <= set(rp.comparison.METHODS)
-    assert {"fl1", "fl2", "fl3", "fl5", "fl7", "adafocal_paper", "adafocal_code"} <= set(lb.METHOD_KEYS)
+    assert len(lb.plan.METHOD_KEYS) == 17 and set(lb.plan.METHOD_KEYS) <= set(rp.comparison.METHODS)
+    assert {"fl1", "fl2", "fl3", "fl5", "fl7", "adafocal_paper", "adafocal_code"} <= set(lb.plan.METHOD_KEYS)
 
 
 def test_reuse_finished_takes_an_equivalent_finished_run(monkeypatch):
@@ -70,7 +70,7 @@ def test_ts_and_fts_choose_the_grid_point_of_lowest_validation_ece():
     assert ts.T == pytest.approx(posthoc.TS_GRID[int(np.argmin(brute))])
     np.testing.assert_allclose(ts.probs, special.softmax(zt / ts.T, axis=1), atol=1e-12)
     fts = board.calibrate_logits(zv, yv, zt, yt, "fts")
-    from replicate.theory.fts import focal_calibration_map
+    from replicate.theory.fts.calibration_map import focal_calibration_map
 
     grid = [(metrics.ece(focal_calibration_map(special.softmax(zv / t, axis=1), g), yv), i, j)
             for i, g in enumerate(posthoc.FTS_GAMMAS) for j, t in enumerate(posthoc.TS_GRID)]
@@ -186,11 +186,11 @@ def test_auroc_ranks_refuse_runs_without_ood_logits_and_twins_are_found():
     z1, z2 = np.eye(3), np.ones((3, 3))
     runs = {("a", 1): FakeRun(z1), ("b", 1): FakeRun(z1.copy()), ("c", 1): FakeRun(z2),
             ("a", 2): FakeRun(z2), ("b", 2): FakeRun(z2.copy()), ("c", 2): FakeRun(z2)}
-    assert lb.identical_models(runs) == [("a", "b")]          # c differs at seed 1
+    assert lb.views.identical_models(runs) == [("a", "b")]          # c differs at seed 1
     r = pd.DataFrame({"method": list("abc"), "rank": [1.0, 2, 3], "mean_rank": [1.0, 2, 3],
                       "rank_low": [1.0, 1, 3], "rank_high": [2.0, 2, 3]})
-    assert lb.neighbours_overlap(r) == (1, 2)                  # a-b overlap, b-c do not
-    names = lb.labels()
+    assert lb.views.neighbours_overlap(r) == (1, 2)                  # a-b overlap, b-c do not
+    names = lb.evidence.labels()
     assert names["adafocal_paper"] != names["adafocal_code"] and names["fl3"] == "FL-3"
 
 
@@ -223,10 +223,10 @@ def test_printed_columns_read_the_papers_tables():
     # Tao et al. Table 1 and Liang et al. Table 1, CIFAR-10 ResNet-50, DFL pre-T ECE: 0.46 and 1.32
     assert agr.printed_column("tao2023", "ece", False)["dual_focal"] == 0.46
     assert agr.printed_column("liang2024", "ece", False)["dual_focal"] == 1.32
-    fts = agr.printed_column("komisarenko2024", "adaece", True, lb.FTS_SETTING, exclude=lb.excluded("komisarenko2024"))
+    fts = agr.printed_column("komisarenko2024", "adaece", True, lb.plan.FTS_SETTING, exclude=lb.evidence.excluded("komisarenko2024"))
     assert set(fts) == {"cross_entropy", "fl1", "fl3", "fl7", "flsd53"}       # its AdaFocal left out
-    assert "gamma 1" in lb.excluded("komisarenko2024")["adafocal"]
-    b = lb.between_papers()
+    assert "gamma 1" in lb.evidence.excluded("komisarenko2024")["adafocal"]
+    b = lb.evidence.between_papers()
     row = b[(b.paper_a == "mukhoti2020") & (b.paper_b == "ghosh2022") & (b.column == "pre-T ECE")].iloc[0]
     assert row.identical == row.n == 4 and "reprints" in row.note      # Ghosh reprints Mukhoti's baselines
     row = b[(b.paper_a == "tao2023") & (b.paper_b == "liang2024") & (b.column == "pre-T ECE")].iloc[0]
@@ -244,7 +244,7 @@ def _frame(values: dict, setting="none", seeds=(1, 2, 3)):
 
 
 def _verdict(paper, frame, which=0):
-    numbers, outcome = lb.rules(paper)[which].rule(frame)
+    numbers, outcome = lb.claims.rules(paper)[which].rule(frame)
     return rp.claims.as_outcome(outcome), numbers
 
 
@@ -277,12 +277,12 @@ def test_fts_rule_counts_models_where_fts_beats_ts():
     keys = ("cross_entropy", "fl1", "fl3", "fl7", "flsd53")
     ts = _frame({k: [2.0, 2.1, 2.2] for k in keys}, "ts")
     better = _frame({k: [1.0, 1.3, 1.1] for k in keys}, "fts")
-    numbers, o = lb.rules("komisarenko2024")[0].rule(pd.concat([ts, better]))
+    numbers, o = lb.claims.rules("komisarenko2024")[0].rule(pd.concat([ts, better]))
     assert rp.claims.as_outcome(o).verdict == "holds" and "for 5 of 5 models" in numbers, numbers
     worse = better.assign(value=np.where(better.method == "fl7", 3.0, better.value))
-    numbers, o = lb.rules("komisarenko2024")[0].rule(pd.concat([ts, worse]))
+    numbers, o = lb.claims.rules("komisarenko2024")[0].rule(pd.concat([ts, worse]))
     assert rp.claims.as_outcome(o).verdict == "fails" and "not FL-7" in numbers
-    _, o = lb.rules("komisarenko2024")[1].rule(pd.concat([ts, better]))
+    _, o = lb.claims.rules("komisarenko2024")[1].rule(pd.concat([ts, better]))
     assert o.verdict == "beyond the paper" and o.check == "holds"
 
 
@@ -307,10 +307,10 @@ def test_claims_without_runs_are_not_tested_and_every_paper_is_registered(tmp_pa
     assert {s.paper for s in sources} == set(rp.papers.PAPERS)
     for s in sources:
         f = rp.claims.build(s, "smoke").frame()
-        assert (f.verdict == "not tested").all() and (f.section == lb.SECTION).all()
+        assert (f.verdict == "not tested").all() and (f.section == lb.plan.SECTION).all()
         assert f.note.str.contains("not all in the run store").all()
     with pytest.raises(ValueError, match="alpha"):
-        lb.rules("tao2023", alpha=1.5)
+        lb.claims.rules("tao2023", alpha=1.5)
 
 
 # ----------------------------------------------------------------------------- the sortable table
@@ -372,12 +372,12 @@ def test_figures_draw_every_method_and_panel():
 
     r = pd.DataFrame({"method": ["a", "b", "c"], "score": [1, 2, 3.0], "rank": [1, 2, 3.0],
                       "mean_rank": [1.2, 2.0, 2.8], "rank_low": [1, 1, 2.0], "rank_high": [2, 3, 3.0]})
-    fig = rp.figures.leaderboard.rank_figure({"x": r, "y": r}, {"a": "A"}, "cap")
+    fig = rp.experiments.leaderboard.figures.rank_figure({"x": r, "y": r}, {"a": "A"}, "cap")
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["A", "b", "c"] and len(fig.axes) == 2
     v = pd.DataFrame({"a": [1.0, 2, 3], "b": [2.0, 2.5, 3.5], "c": [5.0, 6, 7]})
-    fig2 = rp.figures.leaderboard.pairs_figure(pairs.paired_matrix(v), ["c", "b", "a"], caption_text="cap")
+    fig2 = rp.experiments.leaderboard.figures.pairs_figure(pairs.paired_matrix(v), ["c", "b", "a"], caption_text="cap")
     assert [t.get_text() for t in fig2.axes[0].get_xticklabels()] == ["c", "b", "a"]
-    fig3 = rp.figures.leaderboard.agreement_figure(pd.DataFrame({"label": ["p"], "tau": [0.5], "low": [0.1],
+    fig3 = rp.experiments.leaderboard.figures.agreement_figure(pd.DataFrame({"label": ["p"], "tau": [0.5], "low": [0.1],
                                                                  "high": [0.9], "n": [4]}))
     assert len(fig3.axes) == 1
     plt.close("all")
@@ -387,7 +387,7 @@ def test_figures_draw_every_method_and_panel():
 def test_committed_cpu_runs_agree_with_their_records():
     """The uncalibrated test ECE and error recomputed from each committed run's stored logits
     equal the numbers its record holds (skipped for runs not in results/)."""
-    p = lb.plan("cpu", device="cpu")
+    p = lb.plan.plan("cpu", device="cpu")
     found = {k: rp.runs.find(c) for k, c in p.image.items()}
     found = {k: r for k, r in found.items() if r is not None and r.store == "results"}
     if not found:

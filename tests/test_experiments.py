@@ -68,14 +68,14 @@ def test_experiment_claims_from_the_store_or_not_tested(tmp_path, monkeypatch):
     paper's own rows are still decided; every verdict is of the vocabulary."""
     monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
-    log = experiments.mukhoti.claims("smoke")
+    log = experiments.focal_loss.claims.claims("smoke")
     f = log.frame()
     ours = f[f.evidence.str.startswith("ours")]
     assert len(ours) == 2 * 5 and (ours.verdict == "not tested").all()
     assert ours.note.str.contains("not in the run store").all()
     paper = f[f.evidence.str.startswith("paper")]
     assert set(paper.verdict) <= set(rp.claims.VERDICTS) and "holds" in set(paper.verdict)
-    assert (f.section == experiments.mukhoti.SECTION).all()
+    assert (f.section == experiments.focal_loss.plan.SECTION).all()
     source = next(s for s in rp.claims.sources(kind="experiment") if s.chapter == "exp_focal_loss")
     assert rp.claims.build(source, "smoke").summary() == log.summary()
 
@@ -88,3 +88,45 @@ def test_registered_sections_are_headings_of_their_chapters():
         if s.kind == "experiment":
             section = experiments.chapter_module(s.chapter).SECTION
             assert f"\n## {section}\n" in text or f"\n### {section}\n" in text, (s.chapter, section)
+
+
+# ----------------------------------------------------------------------------- the chapter contract
+def test_every_chapter_folder_has_the_contracts_modules_and_the_registry_finds_them():
+    import importlib.util
+    import inspect
+
+    for chapter, folder in experiments.CHAPTERS.items():
+        for role in ("plan", "evidence", "rules", "claims", "views", "figures"):
+            assert importlib.util.find_spec(f"replicate.experiments.{folder}.{role}") is not None, (chapter, role)
+        plan = experiments.chapter_module(chapter)
+        assert plan.CHAPTER == chapter and callable(plan.default_methods)
+        if folder != "leaderboard":
+            claims = importlib.import_module(f"replicate.experiments.{folder}.claims")
+            assert list(inspect.signature(claims.claims_log).parameters)[:2] == ["p", "runs"], folder
+            assert plan.PAPER == next(p.key for p in rp.papers.PAPERS.values() if p.chapter == folder)
+    for folder in {p.chapter for p in rp.papers.PAPERS.values()}:
+        for role in ("claims", "figures"):
+            assert importlib.util.find_spec(f"replicate.theory.{folder}.{role}") is not None, (folder, role)
+    builders = {s.builder.partition(":")[0] for s in rp.claims.SOURCES}
+    assert builders == {f"replicate.{layer}.{p.chapter}.claims" for p in rp.papers.PAPERS.values()
+                        for layer in ("theory", "experiments")} | {"replicate.experiments.leaderboard.claims"}
+    assert all(callable(s.load()) for s in rp.claims.SOURCES)
+
+
+def test_verdict_counts_follow_one_glue_key_convention():
+    import pandas as pd
+
+    frame = pd.DataFrame({"evidence": ["ours: a"] * 3 + ["paper: b"] * 3,
+                          "verdict": ["holds", "not tested", "beyond the paper", "holds", "holds with conditions",
+                                      "fails"],
+                          "check": ["holds", "not tested", "fails", "holds", "holds with conditions", "fails"]})
+    n = cmp.chapter.verdict_counts(frame, {"ours": "ours", "paper": "paper: b"}, per_claim=True)
+    assert (n["n_claims_ours"], n["n_holds_ours"], n["n_not_tested_ours"], n["n_beyond_the_paper_ours"]) == \
+        ("3", "1", "1", "1")
+    assert (n["n_holds_paper"], n["n_holds_with_conditions_paper"], n["n_holds_any_paper"], n["n_fails_paper"]) == \
+        ("1", "1", "2", "1")
+    assert (n["claim3_ours"], n["claim2_paper"]) == ("fails", "holds with conditions")   # a beyond row's own check
+    assert {k for k in n if k.endswith("_ours") and k.startswith("n_")} == \
+        {"n_claims_ours", "n_holds_any_ours"} | {f"n_{v.replace(' ', '_')}_ours" for v in rp.claims.VERDICTS}
+    none = cmp.chapter.verdict_counts(frame, {"x": "no such label"})
+    assert none["n_claims_x"] == "0" and "claim1_x" not in none

@@ -12,7 +12,8 @@ import pytest
 from scipy import special
 
 from replicate import comparison as cmp
-from replicate import metrics, posthoc_figures, synthetic
+from replicate import metrics, synthetic
+from replicate.experiments.fts import figures as posthoc_figures
 
 matplotlib.use("Agg")
 

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from scipy import special
 
-from replicate import metrics, posthoc, posthoc_fts, synthetic
-from replicate.theory.fts import focal_calibration_map
+from replicate import metrics, posthoc, synthetic
+from replicate.posthoc import fts as posthoc_fts
+from replicate.theory.fts.calibration_map import focal_calibration_map
 
 
 def _data(n=400, k=6, scale=1.0, seed=0):

@@ -1,4 +1,4 @@
-"""Tests of replicate.theory.adafocal (Ghosh et al. 2022).
+"""Tests of replicate.theory.adafocal.dynamics (Ghosh et al. 2022).
 
 Pins every number of notebooks/theory_adafocal.md against independent computations: the
 paper's equations written out here (CalFocal Eq. 1, AdaFocal Eq. 3 / Eq. 4, the code rule
@@ -12,7 +12,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from replicate.theory import adafocal as ad
+from replicate.theory.adafocal import dynamics as ad
 
 mp.mp.dps = 40
 P = np.linspace(0.005, 0.995, 2001)  # the chapter's grid (cpu profile)
@@ -146,7 +146,7 @@ def _q_star(gam):
 
 
 def _response(gam):
-    from replicate.theory.focal import focal_risk_minimizer
+    from replicate.theory.focal_loss import focal_risk_minimizer
 
     return float(focal_risk_minimizer([0.99, 0.01], gam)[0]) - 0.90
 
@@ -188,7 +188,7 @@ def test_closed_loop_trajectories():
 
 
 def test_toy_response_of_the_claims_module():
-    from replicate.theory.adafocal_claims import toy_response
+    from replicate.theory.adafocal.claims import toy_response
 
     for gam in (0.5, 1.3292864097687667, 4.0):
         assert toy_response(gam) == pytest.approx(float(_q_star(gam) - A_VAL), abs=1e-12)

@@ -15,8 +15,8 @@ from scipy.optimize import brentq, minimize, minimize_scalar
 
 import replicate as rp
 
-d = rp.theory.dual_focal
-ds = rp.theory.dual_focal_study
+d = rp.theory.dual_focal.loss
+ds = rp.theory.dual_focal.study
 mp.mp.dps = 40
 
 
@@ -219,7 +219,7 @@ def test_posterior_study_rows_are_consistent_with_the_minimisers():
         gap = q.max(1) - eta.max(1)
         assert row["under-confident"] == pytest.approx(np.mean(gap < -1e-9))
     fl = det[(2.0, "FL")]
-    np.testing.assert_allclose(fl, rp.theory.focal.focal_risk_minimizer(eta, 2.0), atol=1e-9)
+    np.testing.assert_allclose(fl, rp.theory.focal_loss.focal_risk_minimizer(eta, 2.0), atol=1e-9)
 
 
 @pytest.mark.parametrize("call", [
@@ -299,7 +299,7 @@ def test_over_confidence_study_focal_rows_match_the_focal_minimiser():
     tab = ds.over_confidence_study([1.0], 200, seed=4)
     assert tab["K"].iloc[0] == int(np.ceil(1.25 / np.exp(-2)))         # v_m = e^-2 at gamma = 1
     eta = np.random.default_rng(4).dirichlet(np.full(tab["K"].iloc[0], 20.0), 200)
-    q = rp.theory.focal.focal_risk_minimizer(eta, 1.0)
+    q = rp.theory.focal_loss.focal_risk_minimizer(eta, 1.0)
     inside = q.max(1) <= np.exp(-2)
     assert tab["FL minimisers in (0, v_m]"].iloc[0] == inside.sum()
     assert tab["FL: over-confident there"].iloc[0] == pytest.approx(np.mean(q.max(1)[inside] > eta.max(1)[inside]))
@@ -323,9 +323,9 @@ def test_eq21_printed_derivatives_against_mpmath(g, c):
 
 
 def test_appendix_table_flags_exactly_the_misprint_and_the_eq14_inconsistency():
-    tab = rp.theory.dual_focal_proofs.appendix_checks(n_points=4).set_index("key")
+    tab = rp.theory.dual_focal.proofs.appendix_checks(n_points=4).set_index("key")
     assert set(tab.index[~tab["agrees"]]) == {"eq21_v1", "eq14_j"}
     assert tab.loc["eq21_v1", "correction agrees"]
-    f = rp.theory.dual_focal_proofs.as_function("eq21_v1", "derived")
+    f = rp.theory.dual_focal.proofs.as_function("eq21_v1", "derived")
     g, c = 0.4, 0.3
     assert f(1.0, g, c) == pytest.approx(float(mp.diff(lambda t: _u(t, g, c), 1)), abs=1e-14)

@@ -1,7 +1,7 @@
 """Focal calibration loss theory (Liang et al.) and the exact smCE / pGap solvers.
 
 Oracles: direct sums over one-hot labels, scipy SLSQP on the conditional risk, the focal
-minimiser of replicate.theory.focal (written separately), mpmath derivatives, closed forms
+minimiser of replicate.theory.focal_loss (written separately), mpmath derivatives, closed forms
 and dense brute-force grids for the linear / quadratic programmes, and the inequality
 smCE^2 <= pGap <= 2 smCE proved by Blasiok et al. for the squared loss.
 """
@@ -16,9 +16,9 @@ from scipy.optimize import minimize
 
 import replicate as rp
 
-F = rp.theory.fcl
-FS = rp.theory.fcl_study
-FP = rp.theory.fcl_properness
+F = rp.theory.fcl.loss
+FS = rp.theory.fcl.study
+FP = rp.theory.fcl.properness
 
 
 def slsqp_minimizer(eta, g, lam, scale):
@@ -59,7 +59,7 @@ def test_minimizer_matches_slsqp(g, lam, brier):
 def test_lambda_zero_is_the_focal_minimizer_and_gamma_zero_is_proper():
     eta = np.random.default_rng(1).dirichlet(np.ones(3), 20)
     np.testing.assert_allclose(F.fcl_risk_minimizer(eta, 2.0, 0.0),
-                               rp.theory.focal.focal_risk_minimizer(eta, 2.0), atol=1e-9)
+                               rp.theory.focal_loss.focal_risk_minimizer(eta, 2.0), atol=1e-9)
     for lam in (0.0, 1.0, 5.0):   # cross-entropy + Brier: both proper, minimiser is eta
         np.testing.assert_allclose(F.fcl_risk_minimizer(eta, 0.0, lam), eta, atol=1e-12)
 
@@ -161,12 +161,12 @@ def test_pgap_squared_loss_against_brute_force(family):
 def test_pgap_centred_under_confidence_is_invisible_to_1_lipschitz_kappa_but_a_shift_is_not():
     v, m, yb = np.array([0.4, 0.6]), np.array([0.5, 0.5]), np.array([0.2, 0.8])
     assert F.post_processing_gap(v, yb, m, family="lipschitz") == pytest.approx(0.0, abs=1e-14)
-    assert rp.theory.postprocessing.lipschitz_gap_vanishes(v, yb, m)
+    assert rp.theory.fcl.postprocessing.lipschitz_gap_vanishes(v, yb, m)
     # the same under-confident predictor, outcomes shifted by 0.1: kappa(v) = v - 0.1 is
     # 1-Lipschitz and removes the shift, so the gap is 0.1^2 (brute force over kappa)
     assert F.post_processing_gap(v, yb - 0.1, m, family="lipschitz") == pytest.approx(0.01, abs=1e-12)
     assert brute_pgap(v, m, yb - 0.1, "lipschitz") == pytest.approx(0.01, abs=1e-4)
-    assert not rp.theory.postprocessing.lipschitz_gap_vanishes(v, yb - 0.1, m)
+    assert not rp.theory.fcl.postprocessing.lipschitz_gap_vanishes(v, yb - 0.1, m)
     # update family: kappa = v + u with |u2 - u1| <= 0.2 -> kappa = (0.3, 0.7): the squared
     # error drops from 0.04 to 0.01
     assert F.post_processing_gap(v, yb, m, family="update") == pytest.approx(0.03, abs=1e-12)
@@ -260,7 +260,7 @@ def test_focal_minimiser_is_unique_and_found_from_every_start():
     assert (tab["min f''"] > 0).all() and (tab["max f'"] < 0).all()
     assert (tab["max distance to the KKT minimiser"] < 1e-6).all() and (tab["min risk excess"] > -1e-12).all()
     np.testing.assert_allclose(F.fcl_risk_minimizer(etas[:1], 2.0, 0.0),
-                               rp.theory.focal.focal_risk_minimizer(etas[:1], 2.0), atol=1e-9)
+                               rp.theory.focal_loss.focal_risk_minimizer(etas[:1], 2.0), atol=1e-9)
 
 
 def test_cross_entropy_gap_is_the_relative_entropy_and_obeys_pinsker():

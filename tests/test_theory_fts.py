@@ -15,8 +15,9 @@ import pytest
 from scipy.optimize import brentq, minimize
 
 import replicate.theory as th
-from replicate.theory import fts, fts_bounds
-from replicate.theory.fts_claims import report as fts_report
+from replicate.theory.fts import bounds as fts_bounds
+from replicate.theory.fts import calibration_map as fts
+from replicate.theory.fts.claims import report as fts_report
 
 mp.mp.dps = 50
 
@@ -400,7 +401,7 @@ def test_prop3_logit_check_against_mpmath_on_a_dense_gamma_grid():
 
 
 def test_printed_numbers_reads_rounding_and_truncation():
-    from replicate.theory.fts_fits import printed_numbers
+    from replicate.theory.fts.fits import printed_numbers
 
     assert printed_numbers((0.6266, 1e-12, 0.62, 2)).verdict == "depends on reading"
     assert printed_numbers((0.6231, 1e-12, 0.62, 2)).verdict == "holds"
@@ -413,7 +414,7 @@ def test_printed_numbers_reads_rounding_and_truncation():
 
 
 def test_fit_error_estimate_covers_a_finer_grid():
-    from replicate.theory.fts_fits import fit_with_error
+    from replicate.theory.fts.fits import fit_with_error
 
     gam = np.arange(1.0, 10.001, 1.0)
     coarse = fit_with_error(gam, 3, 0.25)

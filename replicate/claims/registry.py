@@ -1,10 +1,16 @@
 """One registry of every claim the book checks: theory and experiments, all five papers.
 
-:data:`SOURCES` lists, once, the package function that builds each chapter's claims
-(``builder(profile) -> ClaimLog``). Chapters call the same function and show its table;
-``replicate claims``, the claims ledger page and the tests read the rows through
-:func:`collect`. Builders are imported lazily by name, so this module imports nothing
-heavy and the theory and experiment modules never import it (imports point one way).
+:data:`SOURCES` lists the package function that builds each chapter's claims
+(``builder(profile) -> ClaimLog``), derived from the chapter folders rather than kept by
+hand: each paper of :data:`replicate.papers.PAPERS` has its theory chapter
+(``replicate.theory.<chapter>.claims:claims``, notebook ``theory_<chapter>``) and its
+experiment chapter (``replicate.experiments.<chapter>.claims:claims``, notebook
+``exp_<chapter>``), and the leaderboard restates each paper's headline claim
+(``replicate.experiments.leaderboard.claims:claims_<paper key>``). Chapters call the same
+function and show its table; ``replicate claims``, the claims ledger page and the tests read
+the rows through :func:`collect`. Builders are imported lazily by name, so this module
+imports nothing heavy and the theory and experiment modules never import it (imports point
+one way).
 
 A theory builder computes its checks at the grid sizes of ``profile`` (``smoke`` for
 tests, ``cpu`` by default: the whole registry in under a minute on a laptop CPU;
@@ -18,7 +24,8 @@ import importlib
 import time
 from dataclasses import dataclass
 
-from ..papers import get_paper
+from ..checks import positive_int
+from ..papers import PAPERS, get_paper
 from .log import KINDS, ClaimLog
 
 PROFILES = ("smoke", "cpu", "gpu", "paper")
@@ -39,21 +46,21 @@ class Source:
         return getattr(importlib.import_module(module), name)
 
 
-#: Every claim source of the book, in book order. Add a chapter's builder here, once.
-SOURCES: tuple[Source, ...] = (
-    Source("mukhoti2020", "theory", "theory_focal_loss", "replicate.theory.focal_claims:claims"),
-    Source("ghosh2022", "theory", "theory_adafocal", "replicate.theory.adafocal_claims:claims"),
-    Source("tao2023", "theory", "theory_dual_focal", "replicate.theory.dual_focal_claims:claims"),
-    Source("liang2024", "theory", "theory_fcl", "replicate.theory.fcl_claims:claims"),
-    Source("komisarenko2024", "theory", "theory_fts", "replicate.theory.fts_claims:claims"),
-    Source("mukhoti2020", "experiment", "exp_focal_loss", "replicate.experiments.mukhoti:claims"),
-    Source("ghosh2022", "experiment", "exp_adafocal", "replicate.experiments.adafocal_claims:claims"),
-    Source("tao2023", "experiment", "exp_dual_focal", "replicate.experiments.dual_focal_claims:claims"),
-    Source("liang2024", "experiment", "exp_fcl", "replicate.experiments.fcl_claims:claims"),
-    Source("komisarenko2024", "experiment", "exp_fts", "replicate.experiments.fts_claims:claims"),
-    *(Source(p, "experiment", "exp_leaderboard", f"replicate.experiments.leaderboard:claims_{p}")
-      for p in ("mukhoti2020", "ghosh2022", "tao2023", "liang2024", "komisarenko2024")),
-)
+def _sources() -> tuple[Source, ...]:
+    """Every claim source, in book order: the five theory chapters, the five experiment
+    chapters, then the leaderboard's five headline claims (papers in :data:`PAPERS` order)."""
+    out = []
+    for kind, layer, notebook in (("theory", "theory", "theory"), ("experiment", "experiments", "exp")):
+        out += [Source(p.key, kind, f"{notebook}_{p.chapter}", f"replicate.{layer}.{p.chapter}.claims:claims")
+                for p in PAPERS.values()]
+    out += [Source(p.key, "experiment", "exp_leaderboard", f"replicate.experiments.leaderboard.claims:claims_{p.key}")
+            for p in PAPERS.values()]
+    return tuple(out)
+
+
+#: Every claim source of the book, in book order (derived from the chapter folders: add a
+#: paper to :data:`replicate.papers.PAPERS` and its chapters' ``claims`` modules).
+SOURCES: tuple[Source, ...] = _sources()
 
 
 def sources(paper: str | None = None, kind: str | None = None) -> list[Source]:
@@ -105,8 +112,7 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
     seconds)`` is called as each source finishes."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1; got {workers!r}")
+    workers = positive_int("workers", workers)
     groups: dict[str, list[int]] = {}
     for i, s in enumerate(srcs):
         groups.setdefault(s.builder.partition(":")[0], []).append(i)

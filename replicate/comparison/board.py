@@ -95,7 +95,7 @@ def check_metric(metric: str) -> str:
 
 def _log_probs(z: np.ndarray, setting: str, T: float, gamma: float) -> np.ndarray:
     if setting == "fts":
-        from ..posthoc_fts import fts_log_probs
+        from ..posthoc.fts import fts_log_probs
 
         return fts_log_probs(z, T, gamma)
     return _m._log_softmax(np.asarray(z, dtype=np.float64) / T)

@@ -8,7 +8,7 @@ on the network (Dual Focal Loss's gamma, FCL's (gamma, lambda)) holds them per
 ``(dataset, model)``, with a stated default for networks the paper did not train.
 
 :data:`METHODS` is the catalogue; chapters choose from it (e.g.
-:data:`replicate.experiments.mukhoti.METHOD_KEYS`). A variant for an ablation is made with
+:data:`replicate.experiments.focal_loss.plan.METHOD_KEYS`). A variant for an ablation is made with
 :meth:`Method.variant`, never by copying a method.
 """
 from __future__ import annotations

@@ -27,7 +27,7 @@ import pandas as pd
 
 from .. import metrics as _m
 from .. import posthoc
-from ..posthoc_fts import authors_focal_link, check_clamp, fts_log_probs
+from ..posthoc.fts import authors_focal_link, check_clamp, fts_log_probs
 
 POSTHOC = ("none", "ts", "fts")
 SELECTORS = ("nll", "adaece", "ece")

@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
+from ..checks import positive_int
+
 PAIRED_TEST_ASSUMPTIONS = (
     "paired t-test over seeds: both methods trained with the same seeds (same initialisation and data order), "
     "the per-seed differences independent and roughly normal; with few seeds the test has little power, and a "
@@ -138,8 +140,7 @@ def bootstrap_ranks(scores, n_boot: int = 200, seed: int = 0, level: float = 0.9
     """
     score, methods, seeds, n_test = scores
     methods, seeds = list(methods), list(seeds)
-    if n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer; got {n_boot!r}")
+    positive_int("n_boot", n_boot)
     level = _level(level)
     rng = np.random.default_rng(seed)
     every = np.arange(n_test)

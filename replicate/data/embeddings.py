@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..checks import positive_int
 from . import archives as ar
 
 EMBEDDINGS = ("auto", "word2vec", "glove", "random")
@@ -71,8 +72,7 @@ def check_options(embeddings, embed_dim, word2vec) -> dict:
     """ValueError naming a bad option; returns the word2vec settings with defaults filled in."""
     if embeddings not in EMBEDDINGS:
         raise ValueError(f"embeddings must be one of {', '.join(EMBEDDINGS)}; got {embeddings!r}")
-    if isinstance(embed_dim, bool) or not isinstance(embed_dim, (int, np.integer)) or embed_dim < 1:
-        raise ValueError(f"embed_dim must be a positive integer; got {embed_dim!r}")
+    positive_int("embed_dim", embed_dim)
     if not isinstance(word2vec, dict) or set(word2vec) - set(WORD2VEC):
         raise ValueError(f"word2vec must be a dict with keys among {', '.join(WORD2VEC)}; got {word2vec!r}")
     params = {**WORD2VEC, **word2vec}

@@ -1,52 +1,40 @@
-"""Each experiment chapter in code: the runs it plans and the paper's conclusions as rules.
+"""Each experiment chapter in code: one folder per chapter, named as its notebook
+(``exp_<name>``), each with the same modules (the chapter contract,
+:mod:`replicate.comparison.chapter`):
 
-One module per chapter, built on the shared machinery of :mod:`replicate.comparison`:
-
-- :mod:`.mukhoti` -- ``exp_focal_loss`` (Mukhoti et al. 2020).
+- :mod:`.focal_loss` -- ``exp_focal_loss`` (Mukhoti et al. 2020).
 - :mod:`.adafocal` -- ``exp_adafocal`` (Ghosh et al. 2022).
 - :mod:`.dual_focal` -- ``exp_dual_focal`` (Tao et al. 2023).
 - :mod:`.fcl` -- ``exp_fcl`` (Liang et al., Focal Calibration Loss).
 - :mod:`.fts` -- ``exp_fts`` (Komisarenko & Kull 2024, focal temperature scaling).
 - :mod:`.leaderboard` -- ``exp_leaderboard`` (every method of the five papers, one protocol).
 
-A chapter module provides ``plan(**parameters) -> replicate.comparison.Plan``, whose
-keywords are exactly the chapter's ``parameters`` cell (so ``replicate sweep`` and
-``replicate book`` can plan a chapter from its parameters without executing it), and
-``claims(profile) -> replicate.claims.ClaimLog`` (registered in
-:data:`replicate.claims.SOURCES`), which reads the chapter's runs from the store and never
-trains.
-
-A chapter too large for one module is split, with imports pointing one way: ``X.py`` (the
-chapter's constants and :func:`plan`; imports no ``X_*`` module) <- ``X_evidence``,
-``X_rules``, ``X_figure_rules`` (the numbers the claims read, and the rules) <-
-``X_claims`` (``evidence``, ``claims_log``, ``claims``: the registered builder). Views and
-tables (``X_views``, ``X_tables``, ``X_report``) import the chapter and its evidence, never
-the claims. Split so: :mod:`.adafocal`, :mod:`.dual_focal`, :mod:`.fcl`, :mod:`.fts`. Dual
-Focal Loss has more rules than one module holds: :mod:`.dual_focal_rules` (main text) and
-:mod:`.dual_focal_appendix_rules`, both on the thresholds and helpers of
-:mod:`.dual_focal_terms`.
+A chapter's ``plan`` module provides ``plan(**parameters) -> replicate.comparison.Plan``,
+whose keywords are exactly the chapter's ``parameters`` cell (so ``replicate sweep`` and
+``replicate book`` can plan a chapter from its parameters without executing it); its
+``claims`` module provides ``claims(profile) -> replicate.claims.ClaimLog``, found by the
+claims registry from the folder name, which reads the chapter's runs from the store and
+never trains.
 """
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
 
-#: chapter (notebook name) -> module of this package that plans it
-CHAPTERS = {"exp_focal_loss": "mukhoti",
-            "exp_adafocal": "adafocal",
-            "exp_dual_focal": "dual_focal",
-            "exp_fcl": "fcl",
-            "exp_fts": "fts",
-            "exp_leaderboard": "leaderboard"}
+from .. import lazy_submodules
+from ..papers import PAPERS
+
+#: chapter (notebook name) -> folder of this package that plans it: one per paper (named by
+#: the paper's chapter, :data:`replicate.papers.PAPERS`) and the leaderboard
+CHAPTERS = {**{f"exp_{p.chapter}": p.chapter for p in PAPERS.values()}, "exp_leaderboard": "leaderboard"}
 
 
 def chapter_module(chapter: str):
-    """The module that plans ``chapter``; ValueError lists the chapters that train."""
+    """The ``plan`` module of ``chapter``; ValueError lists the chapters that train."""
     if chapter not in CHAPTERS:
         raise ValueError(f"chapter {chapter!r} trains nothing or is unknown; chapters that train: "
                          f"{', '.join(CHAPTERS)}")
-    return importlib.import_module(f"{__name__}.{CHAPTERS[chapter]}")
+    return importlib.import_module(f"{__name__}.{CHAPTERS[chapter]}.plan")
 
 
 def plan_parameters(chapter: str) -> list[str]:
@@ -65,7 +53,5 @@ def chapter_plan(chapter: str, **parameters):
     return chapter_module(chapter).plan(**parameters)
 
 
-def __getattr__(name: str):
-    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module 'replicate.experiments' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_submodules(__name__, __path__, ("CHAPTERS", "chapter_module", "plan_parameters",
+                                                            "chapter_plan"))

@@ -31,8 +31,9 @@ numbers typed as printed: ``17.52``, ``3.42(2.10)``, ``1.23±0.05``, ``–``), a
 ``units``, ``notes`` (the table's defects), ``spread``, and ``cells``: a list of
 ``{"row": (dataset, model[, setting]), "column": i or None, "printed": text, "note": text}``
 for cells whose printed text differs from our reading (``column`` None: the whole row).
-Add a paper by adding a module named by its key (:data:`replicate.papers.PAPERS`): it is
-found without registering it anywhere else.
+Add a paper by adding a module named by its chapter (``focal_loss.py`` holds Mukhoti et
+al.'s tables; :data:`replicate.papers.PAPERS` pairs each paper key with its chapter): it is
+found without registering it anywhere else. Functions take the paper key.
 """
 from __future__ import annotations
 
@@ -48,8 +49,10 @@ import pandas as pd
 from ..papers import PAPERS as _ALL_PAPERS
 from .labels import dataset_key, model_key
 
-#: paper key -> module of this package holding its tables (every paper of the book that has one)
-PAPERS = {k: k for k in _ALL_PAPERS if importlib.util.find_spec(f"{__name__}.{k}") is not None}
+#: paper key -> module of this package holding its tables, named by the paper's chapter (every
+#: paper of the book that has one)
+PAPERS = {k: p.chapter for k, p in _ALL_PAPERS.items()
+          if importlib.util.find_spec(f"{__name__}.{p.chapter}") is not None}
 PAPERS_ENV = "REPLICATE_PAPERS"
 COLUMNS = ["paper", "table", "dataset", "model", "dataset_key", "model_key", "setting", "method", "method_label",
            "metric", "temperature_scaled", "value", "optimal_T", "spread", "printed", "note"]

@@ -1,4 +1,5 @@
-"""Brute-force minimisation of a function over the probability simplex (K = 2, 3, 4).
+"""Brute-force minimisation of a function over the probability simplex (K = 2, 3, 4), and the
+grids over it the chapters evaluate on (:func:`simplex_lattice`, :func:`simplex_grid`).
 
 Used where no theorem may be assumed about the minimiser, e.g. to test the claim that the
 dual focal risk (Tao et al. 2023, Eq. 4) has an order-preserving minimiser: a dense
@@ -16,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["simplex_lattice", "minimize_on_simplex", "pattern_search", "pairwise_directions"]
+__all__ = ["simplex_lattice", "simplex_grid", "minimize_on_simplex", "pattern_search", "pairwise_directions"]
 
 _DEFAULT_RESOLUTION = {2: 2400, 3: 240, 4: 48}  # divisible by K: exact ties
 
@@ -133,3 +134,11 @@ def pattern_search(risk: Callable[[np.ndarray, np.ndarray], np.ndarray], x0: np.
         fx = np.where(better, fj, fx)
         steps = np.where(better | ~active, steps, steps / 2.0)
     return x, fx
+
+
+def simplex_grid(resolution: int, *, interior: bool = True):
+    """Points ``a / resolution`` of the 3-class simplex (strictly inside if ``interior``)."""
+    i, j = np.meshgrid(np.arange(resolution + 1), np.arange(resolution + 1), indexing="ij")
+    k = resolution - i - j
+    keep = (k >= 0) & ((i > 0) & (j > 0) & (k > 0) if interior else True)
+    return np.stack([i[keep], j[keep], k[keep]], -1) / resolution

@@ -1,6 +1,6 @@
 """What a theory chapter's checks return: the claims, the numbers its prose quotes, the figure data.
 
-A claims builder (e.g. :func:`replicate.theory.focal_claims.report`) runs every check of a
+A claims builder (e.g. :func:`replicate.theory.focal_loss.claims.report`) runs every check of a
 paper once and returns a :class:`TheoryReport`; the chapter glues ``numbers`` into its prose
 (:meth:`TheoryReport.glue`), draws its figures from ``data`` and shows ``log.table()``; the
 claims registry uses only ``log``.

@@ -1,0 +1,87 @@
+"""The chapter contract: what every experiment chapter provides, and the pieces they share.
+
+An experiment chapter is one folder, ``replicate/experiments/<chapter>/``, named as its
+notebook ``exp_<chapter>`` (and as the paper's chapter in :data:`replicate.papers.PAPERS`),
+with one module per role, each role one name everywhere:
+
+``plan``
+    ``PAPER`` (the paper key), ``CHAPTER`` (the notebook), ``SECTION`` (the heading that
+    decides the claims), ``METHOD_KEYS``, ``SMOKE_METHODS``, ``default_methods(profile)``
+    and ``plan(**parameters) -> Plan`` with exactly the chapter's parameters cell (so
+    ``replicate sweep`` and ``replicate book`` plan a chapter without executing it).
+``evidence``
+    the numbers the claims are decided on, ours and the paper's, in one shape per side.
+``rules``
+    the rule functions: each reads one side's evidence and returns ``(numbers, outcome)``.
+``claims``
+    ``rules()`` (each sentence of the paper, where it is made, its rule),
+    ``evidence(p, runs, **options) -> (summaries, missing)``,
+    ``claims_log(p, runs, **options) -> ClaimLog`` (the chapter calls it on the runs it has)
+    and ``claims(profile)``, the builder the claims registry finds by the folder's name
+    (it reads the runs from the store and never trains).
+``views``
+    what the chapter shows: tables with their captions, and the texts glued into its prose.
+``figures``
+    the chapter's figures, drawn from runs or evidence (they compute nothing a rule reads).
+
+A chapter may split a role (``figure_rules``, ``appendix_rules``, ``terms``; ``links`` in
+FTS) but never renames one. The notebook reaches them through one alias,
+``ch = rp.experiments.<chapter>``: ``ch.plan.plan(...)``, ``ch.claims.claims_log(plan,
+runs)``, ``ch.views``, ``ch.figures``.
+
+Shared here: :data:`SECTION`, :func:`at_profile` (a default that depends on the profile),
+:func:`not_in_store` (the reason a claim on our runs is not tested), :func:`chapter_log`
+(every chapter's claims table is built by it) and :func:`verdict_counts`, the one glue-key
+convention of the verdict prose: ``n_claims_<side>``, ``n_<verdict>_<side>`` (spaces as
+underscores: ``n_not_tested_ours``), ``n_holds_any_<side>`` and ``claim<i>_<side>``.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..claims import VERDICTS, ClaimLog
+from .verdicts import log_claims
+
+#: The heading of an experiment chapter that decides its claims (the ledger links to it).
+SECTION = "Verdict"
+
+
+def at_profile(profile: str, smoke, default):
+    """``smoke`` at the ``smoke`` profile, else ``default`` (a chapter's methods, seeds, ...)."""
+    from ..profiles import get_profile
+
+    return smoke if get_profile(profile).name == "smoke" else default
+
+
+def not_in_store(profile: str) -> str:
+    """Why a claim on our runs is not tested when the chapter's runs are missing."""
+    return f"the chapter's {profile} runs are not in the run store (execute the chapter at that profile)"
+
+
+def chapter_log(paper: str, chapter: str, claims, summaries: dict, missing: dict | None = None,
+                section: str = SECTION) -> ClaimLog:
+    """A chapter's claims table: every claim of ``claims`` (its ``rules()``) decided on each
+    side of ``summaries`` (``{evidence label: evidence}``), and "not tested" with the reason
+    for each label of ``missing``."""
+    return log_claims(ClaimLog(paper, chapter, kind="experiment", section=section), claims, summaries, missing)
+
+
+def verdict_counts(frame, sides: Mapping[str, str], per_claim: bool = False) -> dict[str, str]:
+    """The numbers of a chapter's verdict prose, as glue texts, from its claims frame
+    (:meth:`replicate.claims.ClaimLog.frame`). A side ``who`` is the rows whose evidence
+    label starts with ``sides[who]`` (e.g. ``{"ours": "ours", "paper": "paper"}``):
+    ``n_claims_<who>`` (its rows), ``n_<verdict>_<who>`` for every verdict of
+    :data:`replicate.claims.VERDICTS` (``n_holds_ours``, ``n_not_tested_paper``),
+    ``n_holds_any_<who>`` (holds, with or without conditions) and, with ``per_claim``,
+    ``claim<i>_<who>``: the check of the side's i-th row (1-based, in the rules' order; a
+    "beyond the paper" row gives its own check)."""
+    out = {}
+    for who, prefix in sides.items():
+        part = frame[frame.evidence.str.startswith(prefix)]
+        out[f"n_claims_{who}"] = str(len(part))
+        for verdict in VERDICTS:
+            out[f"n_{verdict.replace(' ', '_')}_{who}"] = str(int((part.verdict == verdict).sum()))
+        out[f"n_holds_any_{who}"] = str(int(part.verdict.str.startswith("holds").sum()))
+        if per_claim:
+            out.update({f"claim{i}_{who}": check for i, check in enumerate(part.check, 1)})
+    return out

@@ -1,0 +1,97 @@
+"""What the AdaFocal chapter shows, built from its runs so that its cells stay short: labels,
+the Table 9 and Table 10 layouts, the gamma_max runs and the numbers glued in its prose.
+Nothing here trains or decides a claim (see :mod:`.rules`)."""
+from __future__ import annotations
+
+from ... import comparison as cmp
+from ...comparison import layouts
+from ...comparison import ood as cood
+from .evidence import TABLE9_METRICS, table9_rows
+from .plan import ADAFOCAL_KEYS, MAIN_GAMMA_MAX, RULE_NAMES, history_run, setting_of
+
+#: The paper's Table 10 rows (it trained no ResNet-50 for OOD detection).
+OOD_MODELS = ("ResNet-110", "Wide-ResNet-26-10")
+#: The sides of the verdict prose (:func:`replicate.comparison.chapter.verdict_counts`): the
+#: paper's tables and our runs under each AdaFocal rule, by the start of their evidence labels.
+VERDICT_SIDES = {"paper": "paper", "eq4": f"ours ({RULE_NAMES['adafocal_paper']})",
+                 "code": f"ours ({RULE_NAMES['adafocal_code']})"}
+
+
+def labels() -> dict:
+    """``{method key: label}``: the catalogue's short labels, AdaFocal's rules by name."""
+    return {**{k: m.short for k, m in cmp.METHODS.items()}, **RULE_NAMES}
+
+
+def runs_by_label(runs: dict, keys, seed: int, history: bool = True) -> dict:
+    """``{label: Run}`` of ``keys`` at ``seed`` (with per-epoch records when ``history``)."""
+    lab, out = labels(), {}
+    for k in keys:
+        run = history_run(runs, k, seed) if history else runs.get("image", {}).get((k, seed))
+        if run is not None:
+            out[lab[k]] = run
+    return out
+
+
+def table9(ours: dict):
+    """Table 9 (validation bins of the ablation rule) beside the paper's, pre-T."""
+    f = ours["bins"]
+    by_key = dict(zip(f.method, f.setting))
+    mine = layouts.summary_long(cmp.summarise(f), "table9", "ours", "", "", setting=by_key,
+                                rename=dict.fromkeys(by_key, "adafocal"))
+    paper = table9_rows()
+    settings = sorted(set(mine.setting) | set(paper.setting), key=lambda s: int(s.split("=")[1]))
+    return layouts.settings_side_by_side(mine, paper, "table9", TABLE9_METRICS, settings, {"adafocal": "ours"},
+                                         "adafocal")
+
+
+def ood_tables(ours: dict, methods, source: str) -> list:
+    """Table 10 per OOD set: our AUROC beside the paper's ResNet-110 and Wide-ResNet rows."""
+    out = []
+    for name, setting in cood.OOD_SETTINGS.items():
+        papers = {f"paper {m}": cmp.paper_values(cmp.PaperReference("CIFAR-10", m, True, m, "ghosh2022"),
+                                                 ["auroc"], setting=setting) for m in OOD_MODELS}
+        frame = cood.ood_side_by_side(ours["ood"][name], papers, methods)
+        out.append(frame.style.set_caption(
+            f"AUROC (%) of softmax entropy, CIFAR-10 test vs {setting[4:]}; Post T: T by validation ECE. "
+            f"Paper: Ghosh et al. Table 10. {source}."))
+    return out
+
+
+def svhn_status(ours: dict) -> str:
+    """Whether SVHN was scored (its files in the data directory), for the prose."""
+    if len(ours["ood"]["svhn"]):
+        return "present: the SVHN rows below are ours beside the paper's"
+    return "missing from the data directory: the SVHN rows stay the paper's alone"
+
+
+def gamma_max_runs(runs: dict, rule: str) -> dict:
+    """``{"<rule>, γmax V": Run}`` of the gamma_max group, in the plan's order."""
+    return {f"{RULE_NAMES[rule]}, γmax {setting_of('gamma_max', k).split('=')[1]}": r
+            for (k, _), r in runs.get("gamma_max", {}).items()}
+
+
+def largest_gamma(runs: dict) -> float:
+    """The largest ``|gamma|`` any AdaFocal run of ``{label: Run}`` reached in training."""
+    return max(abs(x) for r in runs.values() for row in r.history for x in row["loss_state"]["gamma"])
+
+
+def bound_note(largest: float) -> str:
+    return ("below 20, so no bound was ever active and the three settings trained the same model"
+            if largest < MAIN_GAMMA_MAX else "above 20: the bounds were active")
+
+
+def twin_flsd(runs: dict, seed: int) -> dict:
+    """The two FLSD-53 runs at ``seed`` (the tables' and the one with per-epoch records): test
+    ECE (%) and device (with thread count) of each, as text for the prose."""
+    twins = {"flsd_table": runs["image"].get(("flsd53", seed)),
+             "flsd_history": runs.get("seeds", {}).get(("flsd53", seed))}
+    out = {}
+    for name, run in twins.items():
+        out[f"{name}_ece"] = "not available" if run is None else f"{100 * run.metrics['test']['ece']:.2f}"
+        out[f"{name}_device"] = "not available" if run is None else run.provenance["device"]
+    return out
+
+
+def rule_pair(runs: dict, seed: int) -> list:
+    """The two AdaFocal rules' main runs at ``seed`` (None where missing)."""
+    return [runs["image"].get((k, seed)) for k in ADAFOCAL_KEYS]

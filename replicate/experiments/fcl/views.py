@@ -1,0 +1,145 @@
+"""What the FCL chapter shows beside its tables: the paper's recorded defects, Dual Focal
+Loss's own numbers next to FCL's retrained Dual Focal column, our AUROC beside Table 4,
+the data we do not have, and what the runs cost.
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ... import comparison as cmp
+from . import plan as fcl
+
+#: The Dual Focal Loss paper's printed numbers, as a row of its own (FCL's column is a retrain).
+DFL_OWN = cmp.Method("dual_focal_tao", "DFL as printed by Tao et al.", "dual_focal", paper_key="dual_focal_tao")
+#: The sides of the verdict prose (:func:`replicate.comparison.chapter.verdict_counts`).
+VERDICT_SIDES = {"ours": "ours", "paper": "paper"}
+
+
+def with_dfl_own(paper: pd.DataFrame, dataset: str, model: str) -> pd.DataFrame:
+    """``paper`` (FCL's :func:`replicate.comparison.paper_values`) plus the Dual Focal Loss
+    paper's own DFL numbers of its row for ``(dataset, model)`` as method ``dual_focal_tao``."""
+    ref = cmp.paper_reference(dataset, model, "tao2023")
+    own = cmp.paper_values(ref)
+    own = own[own.method == "dual_focal"].assign(method=DFL_OWN.key)
+    return pd.concat([paper, own], ignore_index=True) if len(own) else paper
+
+
+def paper_notes(tables=("table1", "table2", "table3", "table4", "table6", "table7", "table8"),
+                rows=None, whole: bool = True) -> pd.DataFrame:
+    """The recorded defects of the paper's ``tables``
+    (:func:`replicate.comparison.layouts.table_notes`): each table's note (``whole``) and
+    every noted cell of the printed rows ``rows`` (``(dataset, model)`` pairs; None: all),
+    one line per distinct note: ``table, cell, printed, note``."""
+    labels = None if rows is None else [cmp.layouts.row_label(d, m) for d, m in rows]
+    return cmp.layouts.table_notes(fcl.PAPER, tables, rows=labels, whole=whole)
+
+
+def auroc_frame(runs: dict) -> pd.DataFrame:
+    """Our entropy AUROC (%) per run and OOD set, pre and post TS (T by validation ECE, as
+    recorded by the run store): ``method, seed, ood_set, temperature_scaled, value, T``."""
+    rows = []
+    for (key, seed), run in runs.items():
+        for name, vals in run.metrics.get("ood_auroc", {}).items():
+            for scaled in (False, True):
+                rows.append({"method": key, "seed": seed, "ood_set": name, "temperature_scaled": scaled,
+                             "value": 100 * vals["post" if scaled else "pre"],
+                             "T": run.temperature if scaled else math.nan})
+    return pd.DataFrame(rows, columns=["method", "seed", "ood_set", "temperature_scaled", "value", "T"])
+
+
+def auroc_table(ours: pd.DataFrame, methods, model: str = "ResNet-50") -> pd.DataFrame:
+    """Table 4's layout: a row per method; per OOD set and Pre/Post T the paper's number (its
+    ``model`` row) and ours (mean over seeds; "–" where a run holds no logits of the set)."""
+    from ... import paper_tables
+
+    t4 = paper_tables.get(fcl.PAPER, "table4")
+    t4 = t4[t4.model == model]
+    table = {}
+    for m in methods:
+        row = {}
+        for name, printed in (("cifar10c_gaussian5", "CIFAR-10/CIFAR-10-C"), ("svhn", "CIFAR-10/SVHN")):
+            for scaled, phase in ((False, "Pre T"), (True, "Post T")):
+                p = t4[(t4.dataset == printed) & (t4.method == m.key) & (t4.temperature_scaled == scaled)]
+                o = ours[(ours.method == m.key) & (ours.ood_set == name) & (ours.temperature_scaled == scaled)]
+                row[(printed, phase, "paper")] = f"{p.value.iloc[0]:.2f}" if len(p) else "–"
+                row[(printed, phase, "ours")] = f"{o.value.mean():.2f}" if len(o) else "–"
+        table[m.label] = row
+    frame = pd.DataFrame(table).T
+    frame.columns = pd.MultiIndex.from_tuples(frame.columns)
+    frame.index.name = "method"
+    return frame
+
+
+def norm_table(ours: pd.DataFrame, ref: cmp.PaperReference) -> pd.DataFrame:
+    """Table 8's layout for our ``norm`` group (:func:`replicate.comparison.evaluate_runs` of
+    ``fcl`` and ``fcl_l1``, pre-T ECE and test error) beside the paper's row of ``ref``'s
+    data set and network (its closest row when ours is not printed)."""
+    from ... import paper_tables
+
+    t8 = paper_tables.get(fcl.PAPER, "table8")
+    sel = t8[(t8.dataset == ref.dataset) & (t8.model_key == paper_tables.labels.model_key(ref.model))]
+    s = cmp.summarise(ours[~ours.temperature_scaled])
+    table = {}
+    for key, setting, name in (("fcl", "norm=l2", "L2 (squared Euclidean)"), ("fcl_l1", "norm=l1", "L1")):
+        row = {}
+        for metric in ("error", "ece"):
+            p = sel[(sel.setting == setting) & (sel.metric == metric)]
+            o = cmp.value(s, key, metric)
+            row[(metric, "paper")] = f"{p.value.iloc[0]:.2f}" if len(p) else "–"
+            row[(metric, "ours")] = "–" if math.isnan(o) else f"{o:.2f}"
+        table[name] = row
+    frame = pd.DataFrame(table).T
+    frame.columns = pd.MultiIndex.from_tuples(frame.columns)
+    frame.index.name = f"calibration term (paper: {ref.dataset}, {ref.model})"
+    return frame
+
+
+#: Data of the paper that this book cannot reach offline, how the chapter would use it.
+UNREACHABLE = (
+    ("cifar100", "CIFAR-100", "Tables 1-3, 6-8", "dataset='cifar100'"),
+    ("tiny_imagenet", "Tiny-ImageNet", "Tables 1-3, 6, 7", "dataset='tiny_imagenet' (model='resnet50')"),
+    ("svhn", "SVHN (OOD set of Table 4)", "Table 4", "none: the run store scores SVHN when its files are present"),
+    (None, "AG News", "Tables 1-3, 6, 7", "needs a loader in replicate.data (none yet), then text_dataset='ag_news'"),
+    (None, "FinSen", "Tables 1-3, 6, 7", "needs a loader in replicate.data (none yet), then text_dataset='finsen'"),
+    (None, "ChestX-ray14 (CheXNet)", "Table 9, Fig. 1, Sec. 5.3", "needs a loader and a DenseNet-121 multi-label "
+                                                                  "set-up; not planned"),
+    ("glove", "GloVe (glove.6B.100d)", "the text rows", "none: the 20 Newsgroups loader uses it when present "
+                                                       "(embeddings='auto'); offline it trains word2vec instead"),
+)
+
+
+def unreachable() -> pd.DataFrame:
+    """:data:`UNREACHABLE` with whether each data set's files are found now (tried through
+    :func:`replicate.data.load` without downloading, for those with a loader)."""
+    from ... import config, data
+
+    rows = []
+    for key, name, where, how in UNREACHABLE:
+        if key is None:
+            status = "not available offline; no loader in this package" if "loader" in how else \
+                "not available offline"
+        elif key == "glove":
+            found = data.embeddings.find_glove(config.data_dir(), 100)
+            status = "found in the data directory" if found else "not found in the data directory"
+        else:
+            try:
+                data.load(key, download=False)
+                status = "found in the data directory"
+            except (FileNotFoundError, data.DataArchiveError, OSError) as err:
+                status = f"not found in the data directory ({type(err).__name__})"
+        rows.append({"data": name, "in the paper": where, "status here": status, "how to run it": how})
+    return pd.DataFrame(rows)
+
+
+def run_costs(p: cmp.Plan, runs: dict) -> pd.DataFrame:
+    """Per group: runs, of which distinct, and their training minutes when they were trained."""
+    rows, seen = [], set()
+    for g, got in runs.items():
+        keys = {r.key: r for r in got.values()}
+        new = {k: r for k, r in keys.items() if k not in seen}
+        seen |= set(keys)
+        rows.append({"group": g, "runs": len(got), "not counted before": len(new),
+                     "training minutes": sum(r.wall_time for r in new.values()) / 60})
+    return pd.DataFrame(rows)

@@ -1,0 +1,92 @@
+"""What the Mukhoti chapter (``exp_focal_loss``) shows, built from its plan and runs so that
+its cells stay short: the numbers glued into its prose, the runs behind its figures with
+their caption, and its 20 Newsgroups tables. Nothing here trains or decides a claim (the
+rules are in :mod:`.rules`); every function reads finished runs or summary frames.
+"""
+from __future__ import annotations
+
+from ... import comparison as cmp
+from ...plots import caption
+from .figures import FIG4_EPOCHS, scaled_epochs
+
+#: What the prose says where the text experiment was not run (``text_dataset = None``).
+TEXT_SKIPPED = "not available (text experiment skipped)"
+#: Glue-name stem -> method key, for the numbers quoted from the ECE table.
+QUOTED = {"ce": "cross_entropy", "flsd": "flsd53"}
+
+
+def overview(p: cmp.Plan) -> str:
+    """One line on what the plan will load or train."""
+    return (f"profile {p.profile} | device {p.device} | seeds {p.seeds} | "
+            f"{len(p.configs())} runs to load or train")
+
+
+def training_numbers(runs: dict) -> dict:
+    """``n_runs`` and ``train_minutes`` (their recorded training time, summed) of all groups
+    of ``{group: {(key, seed): Run}}``, as text for glue."""
+    every = [r for group in runs.values() for r in group.values()]
+    return {"n_runs": str(len(every)), "train_minutes": f"{sum(r.wall_time for r in every) / 60:.1f}"}
+
+
+def ece_quotes(summary, paper) -> dict:
+    """Pre-T ECE and the optimal T (by validation ECE) of cross-entropy and FLSD-53, ours
+    (``summary``, :func:`replicate.comparison.summarise`) and the paper's (``paper``,
+    :func:`replicate.comparison.paper_values`): glue names ``{ours|paper}_{ce|flsd}_{ece|T}``."""
+    out = {}
+    for name, key in QUOTED.items():
+        for who, frame in (("ours", summary), ("paper", paper)):
+            out[f"{who}_{name}_ece"] = cmp.quote(frame, key, "ece")
+            out[f"{who}_{name}_T"] = cmp.quote(frame, key, "ece", True, "T", digits=1)
+    return out
+
+
+def by_label(runs: dict, keys, seed: int) -> dict:
+    """``{short label: Run}`` of the methods ``keys`` (in that order) at ``seed`` that are in
+    ``runs`` (``{(key, seed): Run}``); labels are the catalogue's (e.g. "Cross Entropy")."""
+    return {cmp.METHODS[k].short: runs[(k, seed)] for k in keys if (k, seed) in runs}
+
+
+def figure_caption(p: cmp.Plan, run, seed: int) -> str:
+    """The figures' caption: the plan's profile, the run's data and network, the seed."""
+    return caption(profile=p.profile, dataset=cmp.data_name(run), seed=seed, model=run.resolved["model"])
+
+
+def figure4_epochs(run) -> tuple[int, ...]:
+    """The paper's Figure 4 epochs (10, 100, 200 of 350) at the same fractions of ``run``'s schedule."""
+    return scaled_epochs(run.resolved["train"]["epochs"], FIG4_EPOCHS)
+
+
+def text_view(p: cmp.Plan, text_runs: dict) -> dict | None:
+    """The text group's tables in the making: ``{"ours", "paper", "ref", "source"}`` (our
+    evaluated runs, the paper's row, its reference and our caption), or None when the plan
+    has no text runs."""
+    if not text_runs:
+        return None
+    first = next(iter(text_runs.values()))
+    ref = p.references[first.resolved["dataset"]]
+    return {"ours": cmp.evaluate_runs(text_runs), "paper": cmp.paper_values(ref), "ref": ref,
+            "source": cmp.describe_runs(text_runs, cmp.data_name(first))}
+
+
+def text_tables(view: dict | None, methods, metrics=("ece",)) -> list:
+    """Styled side-by-side tables of ``metrics`` for the text group (empty without a view)."""
+    if view is None:
+        return []
+    return [cmp.styled_table(view["ours"], view["paper"], m, methods, view["ref"], view["source"])
+            for m in metrics]
+
+
+def text_numbers(view: dict | None, text_runs: dict) -> dict:
+    """Glue values of the text section: cross-entropy's test error (ours, paper's), the word
+    vectors the runs used and their mean training time in seconds; :data:`TEXT_SKIPPED`
+    for each when the text experiment was not run."""
+    if view is None or not text_runs:
+        return dict.fromkeys(("text_ce_err", "text_ce_err_paper", "text_embeddings", "text_seconds"),
+                             TEXT_SKIPPED)
+    from ...data import embeddings
+
+    first = next(iter(text_runs.values()))
+    return {"text_ce_err": cmp.quote(cmp.summarise(view["ours"]), "cross_entropy", "error"),
+            "text_ce_err_paper": cmp.quote(view["paper"], "cross_entropy", "error"),
+            "text_embeddings": embeddings.describe(first.resolved["data"]),
+            "text_seconds": f"{sum(r.wall_time for r in text_runs.values()) / len(text_runs):.0f}"}

@@ -1,0 +1,126 @@
+"""Figures of the leaderboard (chapter ``exp_leaderboard``), drawn from its statistics; none trains.
+
+- :func:`rank_figure` -- one panel per (metric, post-hoc setting): every method's rank (1 =
+  best) by its mean over seeds, with the bootstrap interval of the rank
+  (:func:`replicate.comparison.board.rank_intervals`) as a bar and the mean bootstrap rank.
+- :func:`pairs_figure` -- the paired comparisons over seeds
+  (:func:`replicate.comparison.pairs.paired_matrix`) as two methods x methods maps: the mean
+  difference (row minus column) marked where the paired t-test rejects equality, and the
+  number of seeds the observed difference would need.
+- :func:`agreement_figure` -- Kendall's tau between our ranking and each paper's, with the
+  bootstrap intervals.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from ...comparison.pairs import matrix
+from ...plots import add_caption
+
+
+def rank_figure(panels: Mapping[str, pd.DataFrame], labels: Mapping[str, str] | None = None, caption_text: str = "",
+                level: float = 0.95):
+    """``panels`` maps a panel title to a :func:`rank_intervals` frame. Methods are sorted by
+    their rank in the first panel; every panel uses that order, so a method's row can be
+    followed across panels. Returns the figure."""
+    if not panels:
+        raise ValueError("panels must map at least one title to a rank frame")
+    labels = dict(labels or {})
+    first = next(iter(panels.values()))
+    order = list(first.sort_values(["rank", "mean_rank"]).method)
+    n = len(order)
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels) + 1.5, 0.32 * n + 1.6), sharey=True,
+                             squeeze=False)
+    y = np.arange(n)
+    for ax, (title, frame) in zip(axes[0], panels.items()):
+        f = frame.set_index("method").reindex(order)
+        ax.hlines(y, f["rank_low"], f["rank_high"], color="C0", lw=2.5, alpha=0.6,
+                  label=f"{level:.0%} bootstrap interval")
+        ax.plot(f["rank"], y, "o", color="C0", label="rank of the mean")
+        ax.plot(f["mean_rank"], y, "|", color="k", ms=10, label="mean bootstrap rank")
+        ax.set_title(title, fontsize="medium")
+        ax.set_xlim(0.5, n + 0.5)
+        ax.set_xlabel("rank (1 = best)")
+        ax.grid(axis="x", alpha=0.3)
+    axes[0][0].set_yticks(y, [labels.get(m, m) for m in order])
+    axes[0][0].invert_yaxis()
+    handles, names = axes[0][0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0, 1, 0.9))
+    fig.legend(handles, names, loc="upper center", ncol=3, fontsize="small", frameon=False)
+    if caption_text:
+        add_caption(fig, caption_text)
+    return fig
+
+
+def pairs_figure(pairs: pd.DataFrame, order=None, labels: Mapping[str, str] | None = None, metric_name: str = "",
+                 caption_text: str = ""):
+    """Left: mean difference row minus column over seeds (blue: the row method is lower),
+    "*" where the paired t-test gives p < alpha, "**" where it survives Benjamini-Hochberg
+    too. Right: seeds a paired t-test would need to detect the observed difference (80 %
+    power at alpha); grey: more than the largest number searched, or no difference."""
+    labels = dict(labels or {})
+    diff = matrix(pairs, "diff", order)
+    need = matrix(pairs, "seeds_needed", order)
+    sig, sig_bh = matrix(pairs, "significant", order), matrix(pairs, "significant_bh", order)
+    names = [labels.get(m, m) for m in diff.index]
+    n = len(names)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(2 * (0.42 * n + 2.5), 0.42 * n + 2))
+    lim = np.nanmax(np.abs(diff.to_numpy(dtype=float))) if n > 1 else 1.0
+    lim = lim if math.isfinite(lim) and lim > 0 else 1.0
+    im = a1.imshow(diff.to_numpy(dtype=float), cmap="RdBu_r", vmin=-lim, vmax=lim)
+    fig.colorbar(im, ax=a1, shrink=0.7, label=f"mean difference{f' of {metric_name}' if metric_name else ''}")
+    for i in range(n):
+        for j in range(n):
+            mark = "**" if sig_bh.iat[i, j] is True else ("*" if sig.iat[i, j] is True else "")
+            if mark:
+                a1.text(j, i, mark, ha="center", va="center", fontsize="small",
+                        color="w" if abs(diff.iat[i, j]) > lim / 2 else "k")
+    logs = np.log10(need.to_numpy(dtype=float))
+    cmap = plt.get_cmap("viridis_r").with_extremes(bad="0.85")   # grey: no difference, or beyond the search
+    im2 = a2.imshow(np.ma.masked_invalid(logs), cmap=cmap)
+    mid = np.nanmean(logs) if np.isfinite(logs).any() else 0.0
+    cb = fig.colorbar(im2, ax=a2, shrink=0.7, label="seeds needed (80 % power, log scale)")
+    ticks = [t for t in (2, 3, 5, 10, 30, 100, 1000, 10000) if np.nanmin(logs, initial=np.inf) <= math.log10(t)
+             <= np.nanmax(logs, initial=-np.inf)] if np.isfinite(logs).any() else []
+    if ticks:
+        cb.set_ticks([math.log10(t) for t in ticks], labels=[str(t) for t in ticks])
+    for i in range(n):
+        for j in range(n):
+            v = need.iat[i, j]
+            if i != j and isinstance(v, float) and math.isfinite(v) and v < 100:
+                a2.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize="x-small",
+                        color="w" if math.log10(v) > mid else "k")
+    for ax, title in ((a1, "mean difference, row − column"), (a2, "seeds needed for that difference")):
+        ax.set_xticks(range(n), names, rotation=90, fontsize="small")
+        ax.set_yticks(range(n), names, fontsize="small")
+        ax.set_title(title, fontsize="medium")
+        ax.grid(False)
+    fig.tight_layout()
+    if caption_text:
+        add_caption(fig, caption_text)
+    return fig
+
+
+def agreement_figure(frame: pd.DataFrame, caption_text: str = ""):
+    """Kendall's tau (point and bootstrap interval) of each row of ``frame`` (columns
+    ``label``, ``tau``, ``low``, ``high``, ``n``), one line per comparison."""
+    f = frame.reset_index(drop=True)
+    fig, ax = plt.subplots(figsize=(6.5, 0.35 * len(f) + 1.4))
+    y = np.arange(len(f))
+    ax.hlines(y, f["low"], f["high"], color="C1", lw=2.5, alpha=0.6, label="95 % bootstrap interval")
+    ax.plot(f["tau"], y, "o", color="C1", label="tau")
+    ax.axvline(0, color="0.5", lw=0.8)
+    ax.set_yticks(y, [f"{lab} (n={n})" for lab, n in zip(f["label"], f["n"])], fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlim(-1.05, 1.05)
+    ax.set_xlabel("Kendall's tau-b, our ranking vs the paper's")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize="x-small", frameon=False)
+    fig.tight_layout()
+    if caption_text:
+        add_caption(fig, caption_text)
+    return fig
