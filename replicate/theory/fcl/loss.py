@@ -148,7 +148,7 @@ def fcl_risk_minimizer(eta, gamma, lam, *, brier: str = "sum", iters: int = 52,
     Solves the KKT system exactly (to float64 resolution), vectorised over rows: for a
     multiplier ``nu`` every class's ``q_i(nu)`` is the largest ``p`` in [0, 1] with
     ``g_i(p) >= nu``, found by bisection (``g_i`` strictly decreases, see
-    :func:`lemma_a3_function`; classes with ``eta_i = 0`` get ``q_i = max(0, -nu / (2 lambda
+    :func:`~replicate.theory.fcl.loss.lemma_a3_function`; classes with ``eta_i = 0`` get ``q_i = max(0, -nu / (2 lambda
     s))``), and ``nu`` solves ``sum_i q_i(nu) = 1`` by Newton's method
     (``dq_i/dnu = 1 / g_i'(q_i)``) kept inside a shrinking bisection bracket. ``lam = 0``
     gives the focal-loss minimiser of Charoenphakdee et al.; ``gamma = 0`` and ``lam = 0``
