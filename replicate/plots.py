@@ -37,11 +37,29 @@ PALETTE = "colorblind"
 _BINNINGS = ("width", "mass")
 
 
+#: pandas display options of every chapter (:func:`use_style`): a table shows every row,
+#: column and character of its cells (pandas' defaults cut cells at 50 characters and
+#: tables at 60 rows with "..."); the book lays long cells out (see :mod:`replicate.book_html`).
+TABLE_OPTIONS = {"display.max_colwidth": None, "display.max_rows": None, "display.min_rows": None,
+                 "display.max_columns": None, "display.width": None, "styler.render.max_rows": None,
+                 "styler.render.max_columns": None}
+
+
 def use_style() -> None:
-    """Apply the book's figure style (seaborn ``whitegrid``, colour-blind palette)."""
+    """Apply the book's figure style (seaborn ``whitegrid``, colour-blind palette) and
+    table display (:data:`TABLE_OPTIONS`), and, in a notebook kernel, check after each cell
+    that every open figure's text reads at 8 pt or more at the book's page width
+    (:func:`replicate.legibility.install`)."""
+    import pandas as pd
+
+    from . import legibility
+
     sns.set_theme(style="whitegrid", palette=PALETTE, context="notebook")
     plt.rcParams.update({"figure.figsize": (6.4, 4.0), "figure.dpi": 100,
                          "savefig.bbox": "tight", "axes.titlesize": "medium"})
+    for key, value in TABLE_OPTIONS.items():
+        pd.set_option(key, value)
+    legibility.install()
 
 
 def _colors():

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from replicate import htmlcheck, runner
+from replicate import htmlcheck, notebook_checks, runner
 from replicate.data import GENERATED_LABEL, archives
 
 
@@ -51,9 +51,23 @@ def test_every_chapter_executes_at_smoke_profile_and_the_book_builds(smoke_book,
 
 
 @pytest.mark.slow
+def test_no_executed_chapter_shows_a_warning(smoke_book):
+    """No output of any chapter writes to stderr or prints a ``...Warning:`` line; this
+    includes the book's LegibilityWarning for a figure whose text reads below 8 pt at the
+    page width (replicate.legibility, checked after every cell)."""
+    workdir, _ = smoke_book
+    found = {ch.name: notebook_checks.warnings_in(workdir / "book" / "chapters" / f"{ch.name}.ipynb")
+             for ch in runner.toc_chapters()}
+    found = {name: w for name, w in found.items() if w}
+    assert not found, "\n".join(f"{name}: cell {cell}: {line}" for name, w in found.items() for cell, line in w)
+
+
+@pytest.mark.slow
 def test_every_page_of_the_built_book_passes_the_html_check(smoke_book):
     """Math typeset with no network, internal links and anchors, images, no JavaScript
-    error, no request leaving the machine; exercise solutions folded (see htmlcheck)."""
+    error, no request leaving the machine; exercise solutions folded; no table cell cut
+    short, no table wider than the column outside a scroll box, no numbers of neighbouring
+    cells running together (see htmlcheck)."""
     reason = htmlcheck.unavailable_reason()
     if reason:
         pytest.skip(f"HTML check skipped: {reason}")

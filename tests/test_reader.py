@@ -1,0 +1,222 @@
+"""Reader-grade pages (issue #24): full table text, laid-out tables, legible figures, the
+warning scan of executed chapters, exercises numbered per chapter, the scale box."""
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from replicate import book_html, html_layout, legibility, metrics, notebook_checks, plots, scale  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+# ----------------------------------------------------------------------------- tables
+def test_use_style_shows_every_character_row_and_column_of_a_table():
+    long_text = "7 of 7 focal variants below cross-entropy; and T within 0.25 of 1 for the TS temperature of focal loss"
+    frame = pd.DataFrame({"evidence": [long_text] * 80, **{f"c{i}": range(80) for i in range(30)}})
+    with pd.option_context("display.max_colwidth", 50, "display.max_rows", 60, "display.max_columns", 20):
+        assert "..." in frame._repr_html_()          # pandas' defaults cut it
+        plots.use_style()
+        html = frame._repr_html_()
+    plots.use_style()
+    assert long_text in html and "..." not in html
+    assert html.count("<tr") == 81 and "c29" in html
+
+
+def test_mark_tables_classes_output_tables_and_their_long_cells_only():
+    long_cell = "x" * (html_layout.LONG_CELL + 1)
+    body = ('<div class="cell_output"><div class="output text_html"><table class="dataframe"><tr>'
+            f'<th>{long_cell}</th><td>1.35 (2.50)</td><td>{"y" * html_layout.LONG_CELL}</td></tr></table></div></div>'
+            '<table id="prose"><tr><td>' + long_cell + '</td></tr></table>')
+    out = html_layout.mark_tables(body)
+    assert out.count(html_layout.TABLE_CLASS) == 1 and 'class="dataframe replicate-output-table"' in out
+    assert out.count(html_layout.LONG_CLASS) == 1                 # the 41-character header cell only
+    assert f'<th class="{html_layout.LONG_CLASS}">{long_cell}</th>' in out
+    assert '<table id="prose"><tr><td>' + long_cell in out          # a table outside outputs is left alone
+    assert html_layout.mark_tables("<p>no table</p>") == "<p>no table</p>"
+
+
+def test_the_table_style_sheet_is_shipped_and_pads_cells_and_wraps_long_ones():
+    from replicate.html_table import STATIC_DIR
+
+    css = (STATIC_DIR / html_layout.STYLESHEET).read_text()
+    assert f"table.{html_layout.TABLE_CLASS}" in css and f"td.{html_layout.LONG_CLASS}" in css
+    assert "padding: 0.25em 0.6em" in css and "white-space: nowrap" in css and "overflow-x: auto" in css
+
+
+# ----------------------------------------------------------------------------- exercises
+def test_exercises_are_numbered_from_one_in_each_document_in_document_order():
+    numbers = {"a": {"exercise": {"a-x": (1,), "a-y": (2,), "a-z": (3,)}, "figure": {"f": (1,)}},
+               "b": {"exercise": {"b-y": (5,), "b-x": (4,)}},
+               "c": {"figure": {"g": (2,)}}}
+    got = book_html.per_chapter_exercise_numbers(numbers)
+    assert got["a"]["exercise"] == {"a-x": (1,), "a-y": (2,), "a-z": (3,)}
+    assert got["b"]["exercise"] == {"b-x": (1,), "b-y": (2,)}
+    assert got["a"]["figure"] == {"f": (1,)} and got["c"] == {"figure": {"g": (2,)}}
+
+
+# ----------------------------------------------------------------------------- figures
+def test_a_figure_within_the_column_reads_at_its_own_size():
+    plots.use_style()
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("title", fontsize=10)
+    assert legibility.page_scale(fig) == 1.0
+    sizes = {t.text: t for t in legibility.drawn_texts(fig)}
+    assert math.isclose(sizes["title"].points, 10) and math.isclose(sizes["title"].on_page, 10 * 100 / 96)
+    assert legibility.figure_problem(fig) is None
+
+
+def test_a_wide_figure_is_shrunk_to_the_column_and_its_labels_with_it():
+    plots.use_style()
+    fig, axes = plt.subplots(1, 4, figsize=(16, 3))
+    for ax in axes:
+        ax.set_xlabel("label", fontsize=10)
+    width = legibility.image_width_px(fig)
+    assert width > 1200
+    factor = legibility.COLUMN_PX / width
+    label = next(t for t in legibility.drawn_texts(fig) if t.text == "label")
+    assert math.isclose(label.on_page, 10 * factor * 100 / 96, rel_tol=1e-9)
+    problem = legibility.figure_problem(fig)
+    assert problem.startswith(legibility.WARNING) and "16.0 x 3.0 in" in problem
+
+
+def test_small_text_in_a_narrow_figure_is_reported_too():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.text(0.5, 0.5, "tiny", fontsize=6)
+    small = legibility.small_texts(fig)
+    assert [t.text for t in small] == ["tiny"]
+
+
+def test_check_open_figures_prints_one_line_per_figure_with_small_text(capsys):
+    import io
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.set_title("fine", fontsize=10)
+    fig2, ax2 = plt.subplots(figsize=(4, 3))
+    ax2.text(0, 0, "tiny", fontsize=5)
+    out = io.StringIO()
+    assert legibility.check_open_figures(out) == 1
+    assert out.getvalue().count(legibility.WARNING) == 1 and "'tiny'" in out.getvalue()
+
+
+def test_install_puts_the_check_before_the_inline_backend_and_only_once():
+    class Events:
+        def __init__(self):
+            self.callbacks = {"post_execute": [print]}
+
+    class Shell:
+        events = Events()
+
+    shell = Shell()
+    assert legibility.install(shell) and legibility.install(shell)
+    assert shell.events.callbacks["post_execute"] == [legibility._after_cell, print]
+    assert legibility.install(object()) is False
+
+
+# ----------------------------------------------------------------------------- warnings
+def test_warnings_in_finds_stderr_and_warning_lines_and_nothing_else():
+    nb = {"cells": [
+        {"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stdout", "text": "fine\n"}]},
+        {"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stderr",
+                                           "text": "x.py:1: UserWarning: Tight layout not applied.\n"}]},
+        {"cell_type": "code", "outputs": [{"output_type": "execute_result",
+                                           "data": {"text/plain": "LegibilityWarning: small"}}]},
+        {"cell_type": "markdown", "source": "A warning about warnings: Warning is a word."},
+        {"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stderr", "text": "a log line\n"}]},
+    ]}
+    assert notebook_checks.warnings_in(nb) == [(1, "x.py:1: UserWarning: Tight layout not applied."),
+                                               (2, "LegibilityWarning: small"), (4, "a log line")]
+
+
+# ----------------------------------------------------------------------------- scale
+def test_the_calibrated_twin_is_calibrated_and_its_ece_matches_the_clt_prediction():
+    rng = np.random.default_rng(0)
+    z = rng.normal(0, 1.5, size=(2000, 10))
+    probs = metrics.probs_from_logits(z)
+    twin = scale.CalibratedTwin(probs)
+    p, y = twin.sample_probs(2000, rng=1)
+    assert p is twin.probs
+    many = np.concatenate([twin.sample_probs(2000, rng=s)[1] == p.argmax(1) for s in range(40)])
+    conf = np.tile(p.max(1), 40)
+    assert abs(many.mean() - conf.mean()) < 0.01              # right as often as it is confident
+    mean, sd = scale.calibrated_ece(probs, reps=60, rng=2)
+    assert 0 < sd < mean
+    assert mean == pytest.approx(scale.clt_floor(probs), rel=0.12)
+    assert scale.calibrated_ece(probs[:500], reps=60, rng=2)[0] > mean       # fewer test images, higher floor
+
+
+def test_the_twin_refuses_what_is_not_a_probability_matrix():
+    with pytest.raises(ValueError, match="shape"):
+        scale.CalibratedTwin(np.ones(3))
+    with pytest.raises(ValueError, match="sum to 1"):
+        scale.CalibratedTwin(np.ones((3, 2)))
+
+
+class _Run:
+    def __init__(self, profile="cpu", n_train=3000, epochs=20, augment=False, seed=1, error_rate=0.5, n=400,
+                 kind="image", rng=0):
+        g = np.random.default_rng(rng)
+        self.config = type("C", (), {"profile": profile})()
+        self.resolved = {"kind": kind, "dataset": "cifar10", "model": "tiny_cnn", "model_params": {"width": 32},
+                         "n_train": n_train, "n_val": 1000 if n_train else None, "data": {"val_size": 5000},
+                         "train": {"epochs": epochs, "batch_size": 128, "augment": augment, "seed": seed,
+                                   "precision": "float32"}}
+        y = g.integers(0, 10, size=n)
+        z = g.normal(0, 1, size=(n, 10))
+        right = g.random(n) >= error_rate
+        z[np.arange(n), y] += np.where(right, 20.0, -20.0)
+        self._test = (z.astype(np.float32), y)
+
+    def logits(self, split):
+        return self._test
+
+
+def test_describe_counts_steps_errors_and_the_papers_scale():
+    runs = {("ce", 1): _Run(error_rate=0.5, rng=1), ("fl", 1): _Run(error_rate=0.3, rng=2),
+            ("text", 1): _Run(kind="text")}
+    s = scale.describe({"image": runs}, data_name="CIFAR-10 (JPEG q75)", reps=20)
+    assert s.profile == "cpu" and s.n_runs == 2 and s.seeds == (1,)          # the text run is left out
+    assert (s.n_train, s.n_val, s.n_test) == (3000, 1000, 400)
+    assert s.steps == (20 * 24,) and not s.augment                            # ceil(3000 / 128) = 24 steps
+    assert 25 < s.error[0] < 35 < 45 < s.error[1] < 55
+    assert (s.paper_n_train, s.paper_epochs, s.paper_steps) == (45_000, 350, 350 * 352)
+    full = scale.describe([_Run(profile="gpu", n_train=None, epochs=35, augment=True)], data_name="CIFAR-10",
+                          reps=5)
+    assert full.n_train == 45_000 and full.n_val == 5000 and full.steps == (35 * 352,) and full.augment
+
+
+def test_describe_refuses_runs_of_two_profiles_or_no_image_run():
+    with pytest.raises(ValueError, match="one profile"):
+        scale.describe([_Run(), _Run(profile="smoke", n_train=1000)], data_name="x", reps=2)
+    with pytest.raises(ValueError, match="image run"):
+        scale.describe([_Run(kind="text")], data_name="x", reps=2)
+
+
+def test_the_box_says_every_number_and_what_the_profile_can_decide():
+    s = scale.describe([_Run()], data_name="CIFAR-10 (JPEG q75)", reps=20)
+    box = scale.ScaleBox(s)
+    md, html = box._repr_markdown_(), box._repr_html_()
+    assert md.startswith(":::{admonition} The scale of this page: profile cpu") and md.rstrip().endswith(":::")
+    for text in ("3,000 training images", "400 test images", "20 epochs", "480 SGD steps", "no augmentation",
+                 "tiny_cnn (width=32)", f"{s.error[0]:.1f} %", f"ECE of {s.floor_text} %", "45,000 images",
+                 "123,200 steps", "can decide", "cannot decide"):
+        assert text in md, text
+    assert scale.VERDICT_SCOPE["cpu"][0][:40] in md and "measuring_calibration.md#" in md
+    assert html.startswith('<div class="admonition important">') and "480 SGD steps" in html and "](" not in html
+    gpu = scale.ScaleBox(scale.describe([_Run(profile="gpu", n_train=None, epochs=35, augment=True)],
+                                        data_name="CIFAR-10", reps=5))._repr_markdown_()
+    assert "profile gpu" in gpu and "augmented (random crop and flip)" in gpu
+    assert scale.VERDICT_SCOPE["gpu"][0][:40] in gpu
