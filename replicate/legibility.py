@@ -16,8 +16,11 @@ window, where the article column is 752 px and an output 688 px); a figure at mo
   is drawn into a private renderer; its canvas is left alone);
 - :func:`page_scale` -- the factor the page shrinks the figure's image by;
 - :func:`small_texts` -- the drawn strings that read below :data:`MIN_POINTS` on the page;
+- :func:`wrap_figure_texts` -- a figure's own texts (its suptitle and ``fig.text`` captions)
+  wrap at the figure's width instead of widening the image (which would shrink every label);
 - :func:`check_open_figures` / :func:`install` -- in a chapter's kernel, every open figure
-  is checked after each cell, before the inline backend shows it, and each figure with
+  has its figure texts wrapped and is checked after each cell, before the inline backend
+  shows it, and each figure with
   text below :data:`MIN_POINTS` prints one ``LegibilityWarning`` line on stderr. The book's
   test over the executed chapters (``tests/test_reader.py``) fails on any warning in an
   output, so a figure too small to read fails the test suite. :func:`replicate.plots.use_style`
@@ -38,7 +41,7 @@ CSS_DPI = 96.0
 WARNING = "LegibilityWarning"
 
 __all__ = ["COLUMN_PX", "MIN_POINTS", "DrawnText", "drawn_texts", "image_width_px", "page_scale",
-           "small_texts", "figure_problem", "check_open_figures", "install"]
+           "small_texts", "figure_problem", "wrap_figure_texts", "check_open_figures", "install"]
 
 
 @dataclass(frozen=True)
@@ -113,14 +116,28 @@ def figure_problem(fig, min_points: float = MIN_POINTS, column_px: float = COLUM
             f"({worst.points:.1f} pt drawn): {examples}")
 
 
-def check_open_figures(stream=None, min_points: float = MIN_POINTS) -> int:
+def wrap_figure_texts(fig) -> int:
+    """Let the figure-level texts of ``fig`` (suptitle, supxlabel, supylabel and
+    ``fig.text`` captions; not the texts of its axes) wrap at the figure's width; returns how
+    many were set to wrap."""
+    texts = list(fig.texts) + [t for t in (getattr(fig, "_suptitle", None), getattr(fig, "_supxlabel", None))
+                               if t is not None]
+    for t in texts:
+        t.set_wrap(True)
+    return len(texts)
+
+
+def check_open_figures(stream=None, min_points: float = MIN_POINTS, wrap: bool = True) -> int:
     """Print a :func:`figure_problem` line on ``stream`` (stderr) for every open pyplot
-    figure whose text is too small; return the number of such figures."""
+    figure whose text is too small (after :func:`wrap_figure_texts` when ``wrap``); return
+    the number of such figures."""
     import matplotlib.pyplot as plt
 
     stream = stream or sys.stderr
     bad = 0
     for num in plt.get_fignums():
+        if wrap:
+            wrap_figure_texts(plt.figure(num))
         problem = figure_problem(plt.figure(num), min_points)
         if problem:
             print(problem, file=stream)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..plots import PAGE_WIDTH, page_figure
 from .adafocal import calfocal_gamma
 from .adafocal_claims import RULES
 from .focal_gradient import gradient_factor_dgamma, gradient_threshold
@@ -55,7 +56,7 @@ def shrink_figure(rep, slope_gammas=(0.5, 1, 2, 5)):
     (b) ``dg/dgamma`` against p."""
     d = rep.data["shrink"]
     gam, thr = d["gamma"], d["threshold"]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.9))
+    fig, (a, b) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.6))
     a.plot(gam, thr, label="larger γ shrinks g above this p (∂g/∂γ = 0)")
     a.plot(gam[gam > 0], gradient_threshold(gam[gam > 0]), ls="--", label="g(p, γ) = 1 (Mukhoti's p0)")
     a.axhspan(0.15, 0.25, color="grey", alpha=0.15, label="footnote 2: p ≈ 0.2")
@@ -79,18 +80,22 @@ def dynamics_figure(rep, calfocal_lam: float = 10.0):
     epochs, scen, traj = d["epochs"], d["scenarios"], d["trajectories"]
     style = {"Eq. 3 (no cap)": dict(lw=3.5, alpha=0.45), "Eq. 4 (paper)": dict(lw=2, ls="--"),
              "authors' code": dict(lw=1.2)}
-    fig, axes = plt.subplots(2, len(scen), figsize=(14, 5.4), sharex=True, sharey="row")
+    # one row per scenario (the page is narrow): the gaps left, gamma right
+    fig, axes = plt.subplots(len(scen), 2, figsize=(PAGE_WIDTH, 2.3 * len(scen) + 0.8), sharex=True,
+                             sharey="col", squeeze=False, layout="constrained")
     for j, (s, gaps) in enumerate(scen.items()):
-        axes[0, j].plot(np.arange(1, epochs + 1), gaps, color="k")
-        axes[0, j].axhline(0, color="grey", lw=0.6)
-        axes[0, j].set(title=s, ylim=(-0.4, 0.4), ylabel="gap E_t" if j == 0 else None)
+        axes[j, 0].plot(np.arange(1, epochs + 1), gaps, color="k")
+        axes[j, 0].axhline(0, color="grey", lw=0.6)
+        axes[j, 0].set(title=f"{s}: gap E_t", ylim=(-0.4, 0.4))
         for r in RULES:
-            axes[1, j].plot(np.arange(epochs + 1), traj[(s, r)], label=r, **style[r])
-        axes[1, j].plot(np.arange(1, epochs + 1), calfocal_gamma(gaps, calfocal_lam), ls=":", color="grey",
+            axes[j, 1].plot(np.arange(epochs + 1), traj[(s, r)], label=r, **style[r])
+        axes[j, 1].plot(np.arange(1, epochs + 1), calfocal_gamma(gaps, calfocal_lam), ls=":", color="grey",
                         label=f"CalFocal Eq. 2, λ = {calfocal_lam:g}")
-        axes[1, j].set_yscale("symlog", linthresh=0.2)
-        axes[1, j].set(xlabel="epoch", ylabel="γ_t" if j == 0 else None)
-    axes[1, 0].legend(fontsize=8)
+        axes[j, 1].set_yscale("symlog", linthresh=0.2)
+        axes[j, 1].set(title=f"{s}: γ_t")
+    axes[-1, 0].set(xlabel="epoch")
+    axes[-1, 1].set(xlabel="epoch")
+    axes[0, 1].legend(fontsize=8)
     fig.suptitle("Figure E: γ dynamics on simulated gaps (rp.losses.adafocal_gamma_update; "
                  f"symmetric log scale, linear inside ±0.2; profile {rep.profile})", fontsize=10)
     return fig
