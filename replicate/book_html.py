@@ -37,6 +37,9 @@ After Sphinx assigns the numbers (``env-get-updated``), :func:`per_chapter_exerc
 renumbers the exercises of each page from 1 in page order; references and solution titles
 ("Solution to Exercise 2") read the same numbers.
 
+**Glossary links.** :mod:`replicate.glossary` links the first use of every term of the
+glossary page in each page to its definition.
+
 **Each script once.** sphinx-thebe 0.3 registers its inline configuration script
 (``const THEBE_JS_URL = ...``) after the HTML builder has started, and Sphinx 7 then
 writes it twice into every page; the second copy throws "Identifier 'THEBE_JS_URL' has
@@ -182,6 +185,9 @@ def setup(app):
     app.connect("html-page-context", _lay_out_tables)
     # after Sphinx's own numbering (TocTreeCollector listens at the default priority 500)
     app.connect("env-get-updated", _number_exercises_per_chapter, priority=900)
+    from . import glossary
+
+    glossary.setup(app)                     # the first use of each glossary term links to it
     app.connect("html-page-context", _dedupe_scripts, priority=900)
     app.connect("build-finished", _copy_after_build)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -243,7 +243,7 @@ def _items(s: Scale, link: str | None) -> tuple[str, list[tuple[str, str]]]:
 
 
 #: Where the noise floor is explained, as a MyST link from a chapter in book/chapters/.
-FLOOR_LINK = "[Measuring calibration](measuring_calibration.md#how-the-bias-depends-on-the-number-of-examples)"
+FLOOR_LINK = "[Measuring calibration](measuring_calibration.ipynb#how-the-bias-depends-on-the-number-of-examples)"
 
 
 class ScaleBox:

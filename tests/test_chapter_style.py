@@ -26,6 +26,7 @@ from replicate import runner
 CHAPTERS = [
     "measuring_calibration",
     "protocol",
+    "authors_code",
     "reproducibility",
     "claims_ledger",
     "theory_focal_loss",

@@ -214,9 +214,138 @@ def test_the_box_says_every_number_and_what_the_profile_can_decide():
                  "tiny_cnn (width=32)", f"{s.error[0]:.1f} %", f"ECE of {s.floor_text} %", "45,000 images",
                  "123,200 steps", "can decide", "cannot decide"):
         assert text in md, text
-    assert scale.VERDICT_SCOPE["cpu"][0][:40] in md and "measuring_calibration.md#" in md
+    assert scale.VERDICT_SCOPE["cpu"][0][:40] in md and "measuring_calibration.ipynb#" in md
     assert html.startswith('<div class="admonition important">') and "480 SGD steps" in html and "](" not in html
     gpu = scale.ScaleBox(scale.describe([_Run(profile="gpu", n_train=None, epochs=35, augment=True)],
                                         data_name="CIFAR-10", reps=5))._repr_markdown_()
     assert "profile gpu" in gpu and "augmented (random crop and flip)" in gpu
     assert scale.VERDICT_SCOPE["gpu"][0][:40] in gpu
+
+
+# ----------------------------------------------------------------------------- page notes
+def test_augmentation_text_follows_the_profiles():
+    from replicate import page_notes, profiles
+
+    cpu = page_notes.augmentation_text("cpu")
+    assert "profile cpu" in cpu and ("never see a cropped" in cpu) == (not profiles.get_profile("cpu").augment)
+    gpu = page_notes.augmentation_text("gpu")
+    assert ("train on cropped and flipped images" in gpu) == profiles.get_profile("gpu").augment
+    on = [p.name for p in profiles.PROFILES.values() if p.augment]
+    assert f"The profiles {', '.join(on)} augment" in cpu
+
+
+class _HistoryRun:
+    key = "k"
+    resolved = {"n_train": 3000}
+
+    def __init__(self, error, confidence, count):
+        self.history = [{"epoch": 1}, {"epoch": 2, "train": {"error": error, "confidence": confidence, "ece": 0.1},
+                                       "train_reliability": {"count": count, "edges": [0, 0.5, 0.96, 1.0]}}]
+
+
+def test_training_confidence_reads_the_last_epoch_and_says_which_way():
+    from replicate import page_notes
+
+    under = page_notes.training_confidence(_HistoryRun(0.16, 0.66, [100, 2700, 200]))
+    assert under["epoch"] == 2 and under["accuracy"] == pytest.approx(84) and under["confidence"] == pytest.approx(66)
+    assert under["direction"] == "under-confident" and under["top_bin"] == pytest.approx(100 * 200 / 3000)
+    assert under["top_bin_from"] == 0.96
+    over = page_notes.training_confidence(_HistoryRun(0.30, 0.90, [0, 1, 9]))
+    assert over["direction"] == "over-confident"
+    bare = _HistoryRun(0.1, 0.5, [1])
+    bare.history = [{"epoch": 1}]
+    with pytest.raises(ValueError, match="eval_every_epoch"):
+        page_notes.training_confidence(bare)
+
+
+def test_grid_difference_finds_the_model_whose_ece_moves_most():
+    from replicate import page_notes
+
+    ours = pd.DataFrame([
+        {"method": "ce", "seed": 1, "metric": "ece", "temperature_scaled": True, "value": 3.0, "T": 1.1},
+        {"method": "fl", "seed": 1, "metric": "ece", "temperature_scaled": True, "value": 4.43, "T": 0.9},
+        {"method": "fl", "seed": 1, "metric": "ece", "temperature_scaled": False, "value": 9.0, "T": float("nan")},
+        {"method": "fl", "seed": 1, "metric": "nll", "temperature_scaled": True, "value": 150.0, "T": 0.9}])
+    other = pd.DataFrame([
+        {"method": "ce", "seed": 1, "posthoc": "ts", "select": "ece", "metric": "ece", "value": 3.0, "T": 1.1},
+        {"method": "fl", "seed": 1, "posthoc": "ts", "select": "ece", "metric": "ece", "value": 1.99, "T": 1.05},
+        {"method": "fl", "seed": 1, "posthoc": "fts", "select": "ece", "metric": "ece", "value": 0.5, "T": 1.0}])
+    got = page_notes.grid_difference(ours, other, {"fl": "FLSD-532"})
+    assert got["method"] == "FLSD-532" and got["n_models"] == 2 and got["n_other_T"] == 1
+    assert (got["ece"], got["T"], got["ece_other"], got["T_other"]) == (4.43, 0.9, 1.99, 1.05)
+    assert got["difference"] == pytest.approx(-2.44)
+
+
+# ----------------------------------------------------------------------------- the authors' code
+def test_every_behaviour_names_an_existing_option_or_why_it_has_none():
+    from replicate import authors_code, protocol
+
+    assert authors_code.check_options() == []
+    topics = [b.topic for b in authors_code.behaviours()]
+    assert len(topics) == len(set(topics))
+    assert {r["topic"] for r in protocol.DEVIATIONS} - {"FCL protocol"} <= set(topics)   # one source
+    assert sum(b.defect for b in authors_code.behaviours()) == len(authors_code.DEFECTS) >= 6
+    for b in authors_code.behaviours():
+        assert b.what and b.found and b.book and (b.option or b.why_not), b.topic
+
+
+def test_check_options_catches_a_misnamed_option(monkeypatch):
+    from replicate import authors_code
+
+    bad = authors_code.Behaviour("x", "p", "w", "f", "b", option="replicate.posthoc.fit_focal_temperature:nope")
+    none = authors_code.Behaviour("y", "p", "w", "f", "b")
+    monkeypatch.setattr(authors_code, "DEFECTS", (*authors_code.DEFECTS, bad, none))
+    assert authors_code.check_options() == ["replicate.posthoc.fit_focal_temperature:nope", "y: no option and no reason"]
+
+
+def test_the_page_links_every_behaviour_to_an_existing_section():
+    from replicate import authors_code
+
+    md = authors_code.markdown()
+    assert md.count("- *Shown in*: [") == len(authors_code.behaviours())
+    assert "exp_fts.ipynb#the-authors-focal-link-and-its-overflow-guard" in md
+    assert "PROTOCOL.md" not in md
+    table = authors_code.frame(defects=True)
+    assert len(table) == len(authors_code.DEFECTS) and "option that reproduces it" in table.columns
+
+
+# ----------------------------------------------------------------------------- glossary
+def _doctree(text: str):
+    from docutils.core import publish_doctree
+
+    return publish_doctree(text, settings_overrides={"report_level": 5})
+
+
+def test_glossary_entries_and_first_use_links():
+    from replicate import glossary
+
+    from docutils import nodes
+
+    # as Sphinx's glossary directive builds it: an item holds its term lines, then the definition
+    names = [("ECE", "expected calibration error"), ("temperature scaling", "TS"), ("focal temperature scaling",)]
+    gl, k = nodes.definition_list(), 0
+    for group in names:
+        terms = []
+        for name in group:
+            terms.append(nodes.term(name, name, ids=[f"term-{k}"]))
+            k += 1
+        gl += nodes.definition_list_item("", *terms, nodes.definition("", nodes.paragraph(text="...")))
+    entries = glossary.entries_of(gl)
+    assert [e.names for e in entries] == [("ECE", "expected calibration error"), ("temperature scaling", "TS"),
+                                          ("focal temperature scaling",)]
+    page = _doctree("Title\n=====\n\nThe AdaECE and classwise-ECE differ from the ECE; the ECE again.\n\n"
+                    "Temperature scaling first, then focal temperature scaling and TS, ``ECE`` in code.\n")
+    made = glossary.link_first_uses(page, entries, "../glossary.html")
+    refs = [(r.astext(), r["refuri"]) for r in page.findall(lambda n: n.tagname == "reference")]
+    assert made == 3 and refs == [("ECE", "../glossary.html#term-0"), ("Temperature scaling", "../glossary.html#term-2"),
+                                  ("focal temperature scaling", "../glossary.html#term-4")]
+    text = page.astext()
+    assert "AdaECE and classwise-ECE differ from the ECE; the ECE again" in text   # nothing lost or doubled
+
+
+def test_term_pattern_respects_case_and_word_edges():
+    from replicate import glossary
+
+    pattern, groups = glossary.term_pattern([glossary.Entry(("ECE",), "a"), glossary.Entry(("focal loss",), "b")])
+    found = [m.group(0) for m in pattern.finditer("ece, AdaECE, ECE-sweep, |ECE|, Focal loss, focal losses, ECE.")]
+    assert found == ["Focal loss", "ECE"]
