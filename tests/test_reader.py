@@ -349,3 +349,92 @@ def test_term_pattern_respects_case_and_word_edges():
     pattern, groups = glossary.term_pattern([glossary.Entry(("ECE",), "a"), glossary.Entry(("focal loss",), "b")])
     found = [m.group(0) for m in pattern.finditer("ece, AdaECE, ECE-sweep, |ECE|, Focal loss, focal losses, ECE.")]
     assert found == ["Focal loss", "ECE"]
+
+
+# ----------------------------------------------------------------------------- exercises that teach
+def _solutions(path):
+    import re
+
+    text = path.read_text()
+    return re.findall(r"```\{solution-start\} (\S+)\n(.*?)```\{solution-end\}", text, re.S)
+
+
+def test_every_solution_ends_with_an_answer_its_code_glues():
+    import re
+    from pathlib import Path
+
+    from replicate import runner
+
+    found = 0
+    for chapter in runner.toc_chapters():
+        for label, body in _solutions(chapter.source):
+            found += 1
+            last = [ln for ln in body.strip().splitlines() if ln.strip()][-1]
+            m = re.fullmatch(r"\*\*Answer\*\* \(\{glue:text\}`(\w+)`\)\.", last.strip())
+            assert m, f"{chapter.name}, {label}: the solution ends with {last!r}, not with its answer"
+            assert f'glue("{m.group(1)}", answer, display=False)' in body, f"{chapter.name}, {label}"
+    assert found >= 40
+
+
+def test_every_chapter_opens_with_objectives_and_prerequisites():
+    import re
+
+    from replicate import runner
+
+    for chapter in runner.toc_chapters():
+        text = chapter.source.read_text()
+        head = text.split("```{code-cell}", 1)[0]
+        box = re.search(r":::\{admonition\} Learning objectives and prerequisites\n(.*?)\n:::", head, re.S)
+        assert box, f"{chapter.name}: no objectives box before the first code cell"
+        items = [ln for ln in box.group(1).splitlines() if ln.startswith("- ")]
+        assert 2 <= len(items) <= 4, f"{chapter.name}: {len(items)} objectives"
+        assert "**Prerequisites**:" in box.group(1), chapter.name
+
+
+def test_every_experiment_chapter_glues_its_scale_box_at_the_top():
+    from replicate import runner
+
+    for chapter in runner.toc_chapters():
+        if not chapter.name.startswith("exp_"):
+            continue
+        text = chapter.source.read_text()
+        head = text.split("```{code-cell}", 1)[0]
+        assert "```{glue:md} scale_box\n:format: myst\n```" in head, chapter.name
+        assert 'glue("scale_box", rp.scale.box(runs), display=False)' in text, chapter.name
+
+
+def test_no_chapter_sends_readers_to_a_file_outside_the_book():
+    from replicate import runner
+
+    for chapter in runner.toc_chapters():
+        assert "PROTOCOL.md" not in chapter.source.read_text(), chapter.name
+
+
+# ----------------------------------------------------------------------------- Prop. 5 search
+def test_near_tie_points_are_on_the_simplex_with_tied_tops_below_the_threshold():
+    from replicate import prop5_search
+    from replicate.theory.fts import confidence_raising_threshold
+
+    q = prop5_search.near_ties(5, 2000, gamma=1.0, rng=0)
+    assert len(q) > 500
+    assert np.allclose(q.sum(axis=1), 1.0) and (q > 0).all()
+    s = np.sort(q, axis=1)[:, ::-1]
+    assert (s[:, 0] < confidence_raising_threshold(1.0)).all()
+    assert (s[:, 0] - s[:, 1] <= 1e-2 + 1e-12).all()           # the runner-up sits within eps of the top
+
+
+def test_the_targeted_search_finds_a_smaller_failing_k_than_uniform_points():
+    import mpmath
+
+    from replicate import prop5_search
+
+    res = prop5_search.smallest_gain(range(3, 6), n=20_000, gamma=1.0, rng=0).set_index("classes")
+    assert res.loc[3, "near-tie points"] > 0 and res.loc[3, "uniform points"] > 0
+    assert res.loc[4, "near-tie points"] < 0 <= res.loc[4, "uniform points"]
+    # the counterexample, evaluated from the map's formula in 50-digit arithmetic
+    mpmath.mp.dps = 50
+    q = [mpmath.mpf(v) for v in res.loc[4, "worst near-tie point"]]
+    q = [v / sum(q) for v in q]
+    w = [1 / ((1 - v) * (mpmath.log(v) / (1 - v) - 1 / v)) for v in q]   # 1 / f'(q), gamma = 1
+    top = max(range(4), key=lambda i: q[i])
+    assert w[top] / sum(w) - q[top] < 0
