@@ -221,7 +221,7 @@ def _items(s: Scale, link: str | None) -> tuple[str, list[tuple[str, str]]]:
     epochs = _span(s.epochs)
     steps = _span(s.steps)
     seeds = ", ".join(map(str, s.seeds))
-    title = f"The scale of this page: profile {s.profile}"
+    title = f"The scale of these experiments: profile {s.profile}"
     items = [
         ("Data", f"{s.data}: {s.n_train:,} training images, {s.n_val:,} validation images and "
                  f"{s.n_test:,} test images" + ("" if papers else

@@ -63,6 +63,22 @@ def test_no_executed_chapter_shows_a_warning(smoke_book):
 
 
 @pytest.mark.slow
+def test_exercises_are_numbered_from_one_in_every_chapter(smoke_book):
+    """sphinx-exercise numbers across the book unless told otherwise; replicate.book_html
+    renumbers per page, so each chapter's exercises read Exercise 1, 2, ... in order."""
+    import re
+
+    workdir, _ = smoke_book
+    for ch in runner.toc_chapters():
+        html = (workdir / "_build" / "html" / "book" / "chapters" / f"{ch.name}.html").read_text()
+        numbers = [int(n) for n in re.findall(
+            r'<div class="exercise admonition"[^>]*>\s*<p class="admonition-title"><span class="caption-number">'
+            r"Exercise (\d+) </span>", html)]
+        assert numbers == list(range(1, len(numbers) + 1)), (ch.name, numbers)
+        assert numbers or ch.name == "reproducibility", ch.name
+
+
+@pytest.mark.slow
 def test_every_page_of_the_built_book_passes_the_html_check(smoke_book):
     """Math typeset with no network, internal links and anchors, images, no JavaScript
     error, no request leaving the machine; exercise solutions folded; no table cell cut

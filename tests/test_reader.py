@@ -209,7 +209,7 @@ def test_the_box_says_every_number_and_what_the_profile_can_decide():
     s = scale.describe([_Run()], data_name="CIFAR-10 (JPEG q75)", reps=20)
     box = scale.ScaleBox(s)
     md, html = box._repr_markdown_(), box._repr_html_()
-    assert md.startswith(":::{admonition} The scale of this page: profile cpu") and md.rstrip().endswith(":::")
+    assert md.startswith(":::{admonition} The scale of these experiments: profile cpu") and md.rstrip().endswith(":::")
     for text in ("3,000 training images", "400 test images", "20 epochs", "480 SGD steps", "no augmentation",
                  "tiny_cnn (width=32)", f"{s.error[0]:.1f} %", f"ECE of {s.floor_text} %", "45,000 images",
                  "123,200 steps", "can decide", "cannot decide"):
@@ -438,3 +438,11 @@ def test_the_targeted_search_finds_a_smaller_failing_k_than_uniform_points():
     w = [1 / ((1 - v) * (mpmath.log(v) / (1 - v) - 1 / v)) for v in q]   # 1 / f'(q), gamma = 1
     top = max(range(4), key=lambda i: q[i])
     assert w[top] / sum(w) - q[top] < 0
+
+
+def test_every_chapter_applies_the_book_display():
+    """use_style sets the table display (full cells) and the figure check: every chapter calls it."""
+    from replicate import runner
+
+    for chapter in runner.toc_chapters():
+        assert "rp.plots.use_style()" in chapter.source.read_text(), chapter.name

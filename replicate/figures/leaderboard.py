@@ -110,12 +110,15 @@ def agreement_figure(frame: pd.DataFrame, caption_text: str = ""):
     """Kendall's tau (point and bootstrap interval) of each row of ``frame`` (columns
     ``label``, ``tau``, ``low``, ``high``, ``n``), one line per comparison."""
     f = frame.reset_index(drop=True)
-    fig, ax = plt.subplots(figsize=(PAGE_WIDTH, 0.35 * len(f) + 1.6))
+    import textwrap
+
+    fig, ax = plt.subplots(figsize=(PAGE_WIDTH, 0.5 * len(f) + 1.6))
     y = np.arange(len(f))
     ax.hlines(y, f["low"], f["high"], color="C1", lw=2.5, alpha=0.6, label="95 % bootstrap interval")
     ax.plot(f["tau"], y, "o", color="C1", label="tau")
     ax.axvline(0, color="0.5", lw=0.8)
-    ax.set_yticks(y, [f"{lab} (n={n})" for lab, n in zip(f["label"], f["n"])], fontsize="small")
+    ax.set_yticks(y, [textwrap.fill(f"{lab} (n={n})", 34) for lab, n in zip(f["label"], f["n"])],
+                  fontsize="small")     # wrapped: long labels would squeeze the axes off the page
     ax.invert_yaxis()
     ax.set_xlim(-1.05, 1.05)
     ax.set_xlabel("Kendall's tau-b, our ranking vs the paper's")
