@@ -31,8 +31,8 @@ def augmentation_text(profile: str) -> str:
     both = (f"The profiles {', '.join(on)} augment as the reference code does"
             + (f"; {', '.join(off)} {'does' if len(off) == 1 else 'do'} not" if off else ""))
     here = ("so this chapter's runs (profile {p}) train on cropped and flipped images" if prof.augment else
-            "so this chapter's runs (profile {p}) never see a cropped or flipped image: the setting "
-            "`augment` of the profile is off").format(p=prof.name)
+            "so this chapter's runs (profile {p}) never see a cropped or flipped image (the profile's "
+            "setting augment is off)").format(p=prof.name)
     return f"{both}, {here}."
 
 
