@@ -26,7 +26,7 @@ def figure_3a(rep):
     """The CalFocal loss (Eq. 1) of ``rp.losses`` with every bin accuracy 0.8, and cross-entropy."""
     d = rep.data["calfocal"]
     p = d["p"]
-    fig, ax = plt.subplots(figsize=(6.4, 4))
+    fig, ax = plt.subplots(figsize=(6.0, 4))
     ax.plot(p, -np.log(p), color="grey", ls="--", label="cross-entropy")
     for lam, curve in d["curves"].items():
         ax.plot(p, curve, label=f"CalFocal λ = {lam:g}")
@@ -41,7 +41,7 @@ def push_figure(rep):
     """For lambda = 100: minus the slope of the plotted curve, the detached-gamma push, and CE's 1/p."""
     d = rep.data["calfocal"]
     p, sl = d["p"], d["slopes"]
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
     ax.plot(p, -sl["curve"], label="slope of the plotted curve, -dL/dp")
     ax.plot(p, -sl["detached"], label="what training uses, g(p, γ_n)/p")
     ax.plot(p, 1 / p, color="grey", ls="--", label="cross-entropy, 1/p")
@@ -104,7 +104,7 @@ def dynamics_figure(rep, calfocal_lam: float = 10.0):
 def closed_loop_figure(rep):
     """gamma_t of the closed-loop toy for each lambda, with the zero-gap gamma."""
     d = rep.data["loop"]
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
     for lam, r in d["loops"].items():
         ax.plot(r["gamma"], label=f"λ = {lam} (factor {d['factors'][lam]:+.2f})", lw=0.8 if lam >= 30 else 2)
     ax.axhline(d["g_star"], color="grey", ls="--", lw=0.8, label="γ° (zero gap)")
