@@ -23,7 +23,23 @@ import pandas as pd
 
 from .synthetic import as_generator
 
-__all__ = ["uniform_points", "near_ties", "gains", "smallest_gain"]
+__all__ = ["uniform_points", "near_ties", "gains", "smallest_gain", "confidence_raising_threshold"]
+
+
+def _fts_theory():
+    """The module of the focal calibration map: ``replicate.theory.fts`` in the flat layout,
+    ``replicate.theory.fts.calibration_map`` in the per-chapter layout of issue #21."""
+    import importlib
+
+    try:
+        return importlib.import_module("replicate.theory.fts.calibration_map")
+    except ImportError:
+        return importlib.import_module("replicate.theory.fts")
+
+
+def confidence_raising_threshold(gamma: float) -> float:
+    """``q*(gamma)``: above this top probability the focal map provably raises confidence."""
+    return _fts_theory().confidence_raising_threshold(gamma)
 
 
 def uniform_points(k: int, n: int, rng=None) -> np.ndarray:
@@ -36,8 +52,6 @@ def near_ties(k: int, n: int, gamma: float = 1.0, rng=None, eps_range=(1e-9, 1e-
     ``(1/k, q*(gamma))`` and whose next ``m - 1`` classes (``m`` uniform in 2..k-1) lie within
     a log-uniform ``eps`` below ``t``; the remaining mass is spread over the other classes
     (Dirichlet(1)), each below the tied ones. Points that cannot be completed are dropped."""
-    from .theory.fts import confidence_raising_threshold
-
     k, n, g = int(k), int(n), as_generator(rng)
     if k < 3:
         raise ValueError(f"k must be at least 3 (two classes never fail Prop. 5); got {k}")
@@ -60,11 +74,9 @@ def near_ties(k: int, n: int, gamma: float = 1.0, rng=None, eps_range=(1e-9, 1e-
 
 def gains(q, gamma: float = 1.0) -> np.ndarray:
     """``map(q)_j - q_j`` of the top class ``j`` of each row of ``q`` (negative: Prop. 5 fails)."""
-    from .theory.fts import focal_calibration_map
-
     q = np.asarray(q, dtype=np.float64)
     j = q.argmax(axis=1)[:, None]
-    return np.take_along_axis(focal_calibration_map(q, gamma) - q, j, axis=1)[:, 0]
+    return np.take_along_axis(_fts_theory().focal_calibration_map(q, gamma) - q, j, axis=1)[:, 0]
 
 
 def smallest_gain(ks, n: int = 20_000, gamma: float = 1.0, rng=0) -> pd.DataFrame:

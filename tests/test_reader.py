@@ -413,13 +413,13 @@ def test_no_chapter_sends_readers_to_a_file_outside_the_book():
 # ----------------------------------------------------------------------------- Prop. 5 search
 def test_near_tie_points_are_on_the_simplex_with_tied_tops_below_the_threshold():
     from replicate import prop5_search
-    from replicate.theory.fts import confidence_raising_threshold
 
     q = prop5_search.near_ties(5, 2000, gamma=1.0, rng=0)
     assert len(q) > 500
     assert np.allclose(q.sum(axis=1), 1.0) and (q > 0).all()
     s = np.sort(q, axis=1)[:, ::-1]
-    assert (s[:, 0] < confidence_raising_threshold(1.0)).all()
+    assert (s[:, 0] < prop5_search.confidence_raising_threshold(1.0)).all()
+    assert abs(prop5_search.confidence_raising_threshold(1.0) - np.exp(-1)) < 1e-12        # 1/e at gamma = 1
     assert (s[:, 0] - s[:, 1] <= 1e-2 + 1e-12).all()           # the runner-up sits within eps of the top
 
 
