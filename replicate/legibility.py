@@ -16,8 +16,9 @@ window, where the article column is 752 px and an output 688 px); a figure at mo
   is drawn into a private renderer; its canvas is left alone);
 - :func:`page_scale` -- the factor the page shrinks the figure's image by;
 - :func:`small_texts` -- the drawn strings that read below :data:`MIN_POINTS` on the page;
-- :func:`wrap_figure_texts` -- a figure's own texts (its suptitle and ``fig.text`` captions)
-  wrap at the figure's width instead of widening the image (which would shrink every label);
+- :func:`wrap_figure_texts` -- a figure's own texts (its suptitle, ``fig.text`` captions and
+  the titles of its axes) wrap at the figure's width instead of widening the image (which
+  would shrink every label);
 - :func:`check_open_figures` / :func:`install` -- in a chapter's kernel, every open figure
   has its figure texts wrapped and is checked after each cell, before the inline backend
   shows it, and each figure with
@@ -117,11 +118,11 @@ def figure_problem(fig, min_points: float = MIN_POINTS, column_px: float = COLUM
 
 
 def wrap_figure_texts(fig) -> int:
-    """Let the figure-level texts of ``fig`` (suptitle, supxlabel, supylabel and
-    ``fig.text`` captions; not the texts of its axes) wrap at the figure's width; returns how
-    many were set to wrap."""
+    """Let the figure-level texts of ``fig`` (suptitle, supxlabel and ``fig.text`` captions)
+    and the titles of its axes wrap at the figure's width; returns how many were set to wrap."""
     texts = list(fig.texts) + [t for t in (getattr(fig, "_suptitle", None), getattr(fig, "_supxlabel", None))
-                               if t is not None]
+                               if t is not None] + [ax.title for ax in fig.axes if ax.get_title()]
+    texts = list({id(t): t for t in texts}.values())        # the suptitle is one of fig.texts too
     for t in texts:
         t.set_wrap(True)
     return len(texts)

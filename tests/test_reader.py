@@ -446,3 +446,13 @@ def test_every_chapter_applies_the_book_display():
 
     for chapter in runner.toc_chapters():
         assert "rp.plots.use_style()" in chapter.source.read_text(), chapter.name
+
+
+def test_long_titles_wrap_instead_of_widening_the_image():
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
+    ax.plot([1, 2])
+    ax.set_title("Figure F: closed-loop toy, A_train = 0.99, A_val = 0.90 (Eq. 4 with λ; profile smoke)")
+    fig.suptitle("a suptitle that is much longer than the figure is wide, so that it would widen the image")
+    assert legibility.image_width_px(fig) > legibility.COLUMN_PX
+    assert legibility.wrap_figure_texts(fig) == 2
+    assert legibility.image_width_px(fig) <= 6.0 * fig.dpi + 2 * legibility.PAD_INCHES * fig.dpi + 1
