@@ -335,7 +335,9 @@ def qualitative_figure(frame: pd.DataFrame, images, classes, caption_text: str |
         for k, (pred, c, ct) in enumerate(zip(f["predicted"], f["confidence"], f["confidence_ts"])):
             for yk, v, text, solid in ((k - 0.2, c, f"{classes[int(pred)]} {c:.2f}", True),
                                        (k + 0.2, ct, f"after TS {ct:.2f}", False)):
-                inside = v > 0.55
+                # inside the bar only where the text fits in it (8-pt characters are ~0.067 in
+                # wide; a bar panel is about 0.75 of its column of the page)
+                inside = v - 0.03 >= 1.3 * len(text) * 0.067 / (0.75 * PAGE_WIDTH / cols)
                 ax.text(v - 0.02 if inside else v + 0.02, yk, text, va="center", ha="right" if inside else "left",
                         fontsize=8, color="white" if inside and solid else "0.15")
         ax.set(xlim=(0, 1), yticks=ypos, yticklabels=methods if j % cols == 0 else [])
