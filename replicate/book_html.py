@@ -36,6 +36,20 @@ its section at the slug :func:`replicate.claims.ledger.link` computes) would mis
 section that has a slug other than its ids also gets the slug as an id (an empty anchor
 element in the page).
 
+**Tables laid out for reading.** Every page's tables in cell outputs are marked by
+:func:`replicate.html_layout.mark_tables` (padded cells, short ones on one line, long ones
+wrapped at a readable width, a visible scroll edge for a table wider than the column), styled
+by ``replicate/static/reader/tables.css``.
+
+**Exercises numbered per chapter.** Sphinx numbers enumerable nodes across the whole book
+when the table of contents is not numbered, so a chapter's first exercise was "Exercise 4".
+After Sphinx assigns the numbers (``env-get-updated``), :func:`per_chapter_exercise_numbers`
+renumbers the exercises of each page from 1 in page order; references and solution titles
+("Solution to Exercise 2") read the same numbers.
+
+**Glossary links.** :mod:`replicate.glossary` links the first use of every term of the
+glossary page in each page to its definition.
+
 **Each script once.** sphinx-thebe 0.3 registers its inline configuration script
 (``const THEBE_JS_URL = ...``) after the HTML builder has started, and Sphinx 7 then
 writes it twice into every page; the second copy throws "Identifier 'THEBE_JS_URL' has
@@ -132,6 +146,45 @@ def _slug_anchors(app, doctree, docname) -> None:
     add_slug_ids(doctree)
 
 
+def _add_table_layout(app, config) -> None:
+    """Load the style sheet of :mod:`replicate.html_layout` on every page (``replicate/static``
+    is on ``html_static_path`` already, see :func:`_add_sortable_tables`)."""
+    from .html_layout import STYLESHEET
+    from .html_table import STATIC_DIR
+
+    if not (STATIC_DIR / STYLESHEET).is_file():
+        raise FileNotFoundError(f"the table style sheet {STYLESHEET} is missing under {STATIC_DIR}")
+    app.add_css_file(STYLESHEET)
+
+
+def _lay_out_tables(app, pagename, templatename, context, doctree) -> None:
+    if isinstance(context.get("body"), str):
+        from .html_layout import mark_tables
+
+        context["body"] = mark_tables(context["body"])
+
+
+def per_chapter_exercise_numbers(fignumbers: dict) -> dict:
+    """``env.toc_fignumbers`` (docname -> figure type -> node id -> number tuple) with the
+    ``exercise`` numbers of each document replaced by 1, 2, ... in the order of the given
+    numbers (the document's order); other types and documents are left as they are."""
+    out = {}
+    for doc, kinds in fignumbers.items():
+        numbers = kinds.get("exercise")
+        if numbers:
+            order = sorted(numbers, key=lambda node_id: numbers[node_id])
+            kinds = {**kinds, "exercise": {node_id: (i,) for i, node_id in enumerate(order, start=1)}}
+        out[doc] = kinds
+    return out
+
+
+def _number_exercises_per_chapter(app, env) -> list:
+    new = per_chapter_exercise_numbers(env.toc_fignumbers)
+    changed = [doc for doc, kinds in new.items() if kinds != env.toc_fignumbers.get(doc)]
+    env.toc_fignumbers = new
+    return changed
+
+
 def unique_scripts(scripts: list) -> list:
     """``scripts`` without repeats: an entry with the same file (or inline body) and attributes
     as an earlier one is dropped, whatever its priority (an inline script may come with
@@ -157,6 +210,13 @@ def setup(app):
     app.setup_extension("sphinx.ext.mathjax")
     app.connect("config-inited", _use_local_path)
     app.connect("config-inited", _add_sortable_tables)
+    app.connect("config-inited", _add_table_layout)
+    app.connect("html-page-context", _lay_out_tables)
+    # after Sphinx's own numbering (TocTreeCollector listens at the default priority 500)
+    app.connect("env-get-updated", _number_exercises_per_chapter, priority=900)
+    from . import glossary
+
+    glossary.setup(app)                     # the first use of each glossary term links to it
     app.connect("html-page-context", _dedupe_scripts, priority=900)
     app.connect("doctree-resolved", _slug_anchors)
     app.connect("build-finished", _copy_after_build)

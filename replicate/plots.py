@@ -17,6 +17,9 @@
 - :func:`history` -- the per-epoch records of several runs as one long frame (what every
   figure over training reads); :func:`integer_epochs` puts whole epochs on the x axes.
 - :func:`caption` / :func:`add_caption` -- the standard "what produced this figure" label.
+- :func:`page_figure` -- ``n`` panels laid out in rows that fit the book's column
+  (:data:`PAGE_WIDTH`), so that every label reads at 8 pt or more on the page
+  (:mod:`replicate.legibility` checks it after every cell of a chapter).
 
 Every function returns matplotlib objects and draws into ``ax`` when one is given.
 """
@@ -37,13 +40,36 @@ from .checks import positive_int  # noqa: E402
 
 PALETTE = "colorblind"
 _BINNINGS = ("width", "mass")
+#: Widest figure (inches at the book's 100 dpi) that the page shows at its own size: the
+#: output column (:data:`replicate.legibility.COLUMN_PX`) less the padding of a tight bbox.
+PAGE_WIDTH = 6.6
+#: The smallest font size (points) a figure function draws with.
+MIN_FONT = 8.0
+
+
+#: pandas display options of every chapter (:func:`use_style`): a table shows every row,
+#: column and character of its cells (pandas' defaults cut cells at 50 characters and
+#: tables at 60 rows with "..."); the book lays long cells out (see :mod:`replicate.book_html`).
+TABLE_OPTIONS = {"display.max_colwidth": None, "display.max_rows": None, "display.min_rows": None,
+                 "display.max_columns": None, "display.width": None, "styler.render.max_rows": None,
+                 "styler.render.max_columns": None}
 
 
 def use_style() -> None:
-    """Apply the book's figure style (seaborn ``whitegrid``, colour-blind palette)."""
+    """Apply the book's figure style (seaborn ``whitegrid``, colour-blind palette) and
+    table display (:data:`TABLE_OPTIONS`), and, in a notebook kernel, check after each cell
+    that every open figure's text reads at 8 pt or more at the book's page width
+    (:func:`replicate.legibility.install`)."""
+    import pandas as pd
+
+    from . import legibility
+
     sns.set_theme(style="whitegrid", palette=PALETTE, context="notebook")
     plt.rcParams.update({"figure.figsize": (6.4, 4.0), "figure.dpi": 100,
                          "savefig.bbox": "tight", "axes.titlesize": "medium"})
+    for key, value in TABLE_OPTIONS.items():
+        pd.set_option(key, value)
+    legibility.install()
 
 
 def _colors():
@@ -66,13 +92,30 @@ def caption(profile: str | None = None, dataset: str | None = None, seed=None, *
 
 def add_caption(fig, text: str, fontsize: str = "small"):
     """Write ``text`` (usually from :func:`caption`) under everything drawn in ``fig``
-    (tick labels and axis labels included); returns the Text."""
+    (tick labels and axis labels included), wrapped to the figure's width (a long caption
+    would otherwise widen the image and shrink every label on the page); returns the Text."""
     try:
         bottom = fig.get_tightbbox(fig.canvas.get_renderer()).y0 / fig.get_figheight()
     except AttributeError:                   # a canvas without a renderer (no pyplot backend)
         bottom = 0.0
     return fig.text(0.5, min(bottom, 0.0) - 0.01, text, ha="center", va="top", fontsize=fontsize,
-                    color="0.3")
+                    color="0.3", wrap=True)
+
+
+def page_figure(n: int, panel_height: float = 2.8, max_cols: int = 2, width: float = PAGE_WIDTH,
+                **subplots_kw):
+    """A figure of ``n`` panels in rows of at most ``max_cols``, ``width`` inches wide (the
+    page's column, :data:`PAGE_WIDTH`) and ``panel_height`` inches per row; returns
+    ``(fig, axes)`` with ``axes`` a list of the ``n`` Axes in reading order (unused slots of
+    the last row removed). Keywords go to :func:`matplotlib.pyplot.subplots`."""
+    n, max_cols = positive_int("n", n), positive_int("max_cols", max_cols)
+    cols = min(n, max_cols)
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(width, panel_height * rows), squeeze=False, **subplots_kw)
+    flat = list(axes.flat)
+    for ax in flat[n:]:
+        ax.remove()
+    return fig, flat[:n]
 
 
 def _check_binning(binning: str) -> str:
@@ -100,7 +143,7 @@ def reliability_diagram(probs, labels, n_bins: int = 15, binning: str = "width",
     ``(lower, upper]``), drawn over the bin's span (equal-mass bins have unequal widths).
     Shaded: the gap between accuracy and the bin's mean confidence (red above the bar
     means over-confidence). Empty bins draw nothing. ``show_counts`` writes each bin's
-    number of samples at its foot (bins narrower than 0.02 stay unlabelled); ``show_ece``
+    number of samples at its foot (bins narrower than 0.04 stay unlabelled); ``show_ece``
     puts the ECE of the same bins (the bin-mass-weighted mean absolute gap) in the legend.
     ``true_curve``, a function ``c -> P(correct | confidence c)`` known for synthetic
     predictors, is drawn as a black line over the range of the observed confidences.
@@ -130,9 +173,9 @@ def reliability_diagram(probs, labels, n_bins: int = 15, binning: str = "width",
         ax.plot(c, true_curve(c), color="black", lw=1.5, label="true h(c)")
     if show_counts:
         for x, w, n in zip(left, width, count[full]):
-            if w >= 0.02:                      # narrower bins would overprint each other
+            if w >= 0.04:                      # narrower bins would overprint each other
                 ax.text(x + w / 2, 0.015, f"{int(n)}", rotation=90, ha="center", va="bottom",
-                        fontsize=6.5, color="white")
+                        fontsize=MIN_FONT, color="white")
     legend_title = f"{'ECE' if binning == 'width' else 'AdaECE'} = {100 * rb.ece:.2f}%" if show_ece else None
     kind = "equal-width" if binning == "width" else "equal-mass"
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel=f"confidence ({n_bins} {kind} bins)", ylabel="accuracy")
@@ -164,21 +207,29 @@ def confidence_histogram(probs, labels, ax=None, n_bins: int = 20, title: str | 
 
 def reliability_grid(panels: Mapping[str, tuple], n_bins: int = 15, binning: str = "width",
                      histograms: bool = True, suptitle: str | None = None, caption_text: str | None = None):
-    """One column per ``name -> (probs, labels)`` entry: reliability diagram over a histogram.
+    """One column per ``name -> (probs, labels)`` entry, two columns to a row of the page:
+    reliability diagram over a histogram.
 
     Returns the Figure; ``caption_text`` (e.g. from :func:`caption`) goes underneath.
     """
     if not isinstance(panels, Mapping) or not panels:
         raise ValueError("panels must be a non-empty mapping name -> (probs, labels)")
     n = len(panels)
-    rows = 2 if histograms else 1
-    fig, axes = plt.subplots(rows, n, figsize=(3.6 * n, 3.7 + 1.9 * (rows - 1)), squeeze=False,
-                             gridspec_kw={"height_ratios": [2, 1] if histograms else [1]})
+    cols = min(n, 2)
+    groups = -(-n // cols)
+    per = 2 if histograms else 1
+    fig, axes = plt.subplots(per * groups, cols, figsize=(PAGE_WIDTH, (3.4 + 1.8 * (per - 1)) * groups),
+                             squeeze=False, gridspec_kw={"height_ratios": ([2, 1] if histograms else [1]) * groups})
     for j, (name, (probs, labels)) in enumerate(panels.items()):
-        reliability_diagram(probs, labels, n_bins=n_bins, binning=binning, ax=axes[0, j], title=name)
+        g, c = divmod(j, cols)
+        reliability_diagram(probs, labels, n_bins=n_bins, binning=binning, ax=axes[per * g, c], title=name)
         if histograms:
-            confidence_histogram(probs, labels, ax=axes[1, j])
-            axes[1, j].set_aspect("auto")
+            confidence_histogram(probs, labels, ax=axes[per * g + 1, c])
+            axes[per * g + 1, c].set_aspect("auto")
+    for j in range(n, groups * cols):
+        g, c = divmod(j, cols)
+        for r in range(per):
+            axes[per * g + r, c].remove()
     if suptitle:
         fig.suptitle(suptitle)
     fig.tight_layout()
@@ -249,8 +300,8 @@ def estimator_plot(frame, x: str = "n", y: str = "estimate", hue: str = "estimat
 
 
 def class_examples(images, labels, class_names, title: str | None = None):
-    """The first image (lowest index) of each class of ``class_names``, in class order, in one
-    row titled by class. ``images``: N x C x H x W (uint8, or floats in [0, 1]; numpy or a CPU
+    """The first image (lowest index) of each class of ``class_names``, in class order, five
+    to a row, titled by class. ``images``: N x C x H x W (uint8, or floats in [0, 1]; numpy or a CPU
     tensor), C = 3 or 1; ``labels``: N class indices. Returns the Figure."""
     x, y = np.asarray(images), np.asarray(labels)
     if x.ndim != 4 or x.shape[1] not in (1, 3) or y.shape != (x.shape[0],):
@@ -260,32 +311,40 @@ def class_examples(images, labels, class_names, title: str | None = None):
     if missing or not len(class_names):
         raise ValueError(f"labels must hold an example of every class of class_names; missing {missing}")
     first = [int(np.flatnonzero(y == k)[0]) for k in range(len(class_names))]
-    fig, axes = plt.subplots(1, len(first), figsize=(1.2 * len(first), 1.8), squeeze=False)
-    for ax, i in zip(axes[0], first):
+    cols = min(len(first), 5)                 # five to a row: each image and its title readable on the page
+    rows = -(-len(first) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(PAGE_WIDTH * cols / 5, 1.55 * rows), squeeze=False)
+    for ax in axes.flat:
+        ax.axis("off")
+    for ax, i in zip(axes.flat, first):
         img = np.transpose(x[i], (1, 2, 0))
         ax.imshow(img[..., 0] if img.shape[-1] == 1 else img, cmap="gray" if img.shape[-1] == 1 else None)
-        ax.set_title(class_names[int(y[i])], fontsize=8)
-        ax.axis("off")
+        ax.set_title(class_names[int(y[i])], fontsize=9)
     if title:
-        fig.suptitle(title, fontsize=10, y=1.05)
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
     return fig
 
 
 def metric_panels(frame, panels: Mapping[str, str], x: str = "epoch", hue: str = "method",
                   caption_text: str | None = None):
-    """One panel per ``column -> title`` of ``panels``: ``column`` against ``x`` from the
-    long-form ``frame``, one line (with markers) per value of ``hue``; the legend sits in the
-    last panel. Returns the Figure; ``caption_text`` goes underneath."""
+    """One panel per ``column -> title`` of ``panels`` (two to a row of the page):
+    ``column`` against ``x`` from the long-form ``frame``, one line (with markers) per value
+    of ``hue``; the legend sits in the last panel. Returns the Figure; ``caption_text`` goes
+    underneath."""
     if not isinstance(panels, Mapping) or not panels:
         raise ValueError("panels must be a non-empty mapping column -> title")
     for c in (x, hue, *panels):
         if c not in frame.columns:
             raise ValueError(f"frame has no column {c!r}; columns are {list(frame.columns)}")
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.25 * len(panels), 3.2), squeeze=False)
-    for ax, (col, title) in zip(axes[0], panels.items()):
-        sns.lineplot(data=frame, x=x, y=col, hue=hue, marker="o", ax=ax, legend=ax is axes[0, -1])
+    fig, axes = page_figure(len(panels), 2.8)
+    for ax, (col, title) in zip(axes, panels.items()):
+        last = ax is axes[-1]
+        sns.lineplot(data=frame, x=x, y=col, hue=hue, marker="o", ax=ax, legend=last)
         ax.set_title(title)
         ax.set_ylabel("")
+        if last:
+            ax.legend(fontsize="x-small")
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from replicate import book_api, htmlcheck, runner
+from replicate import book_api, htmlcheck, notebook_checks, runner
 from replicate.data import GENERATED_LABEL, archives
 
 
@@ -65,10 +65,39 @@ def test_the_api_pages_document_every_public_function_and_class(smoke_book):
     assert not missing, f"no entry on the API pages for {missing}"
 
 
+def test_no_executed_chapter_shows_a_warning(smoke_book):
+    """No output of any chapter writes to stderr or prints a ``...Warning:`` line; this
+    includes the book's LegibilityWarning for a figure whose text reads below 8 pt at the
+    page width (replicate.legibility, checked after every cell)."""
+    workdir, _ = smoke_book
+    found = {ch.name: notebook_checks.warnings_in(workdir / "book" / "chapters" / f"{ch.name}.ipynb")
+             for ch in runner.toc_chapters()}
+    found = {name: w for name, w in found.items() if w}
+    assert not found, "\n".join(f"{name}: cell {cell}: {line}" for name, w in found.items() for cell, line in w)
+
+
+@pytest.mark.slow
+def test_exercises_are_numbered_from_one_in_every_chapter(smoke_book):
+    """sphinx-exercise numbers across the book unless told otherwise; replicate.book_html
+    renumbers per page, so each chapter's exercises read Exercise 1, 2, ... in order."""
+    import re
+
+    workdir, _ = smoke_book
+    for ch in runner.toc_chapters():
+        html = (workdir / "_build" / "html" / "book" / "chapters" / f"{ch.name}.html").read_text()
+        numbers = [int(n) for n in re.findall(
+            r'<div class="exercise admonition"[^>]*>\s*<p class="admonition-title"><span class="caption-number">'
+            r"Exercise (\d+) </span>", html)]
+        assert numbers == list(range(1, len(numbers) + 1)), (ch.name, numbers)
+        assert numbers or ch.name == "reproducibility", ch.name
+
+
 @pytest.mark.slow
 def test_every_page_of_the_built_book_passes_the_html_check(smoke_book):
     """Math typeset with no network, internal links and anchors, images, no JavaScript
-    error, no request leaving the machine; exercise solutions folded (see htmlcheck)."""
+    error, no request leaving the machine; exercise solutions folded; no table cell cut
+    short, no table wider than the column outside a scroll box, no numbers of neighbouring
+    cells running together (see htmlcheck)."""
     reason = htmlcheck.unavailable_reason()
     if reason:
         pytest.skip(f"HTML check skipped: {reason}")

@@ -10,7 +10,8 @@ For every listed chapter (read with :func:`replicate.runner.read_notebook`, as t
   table libraries under their usual aliases); inside an exercise solution (between
   ``solution-start`` and ``solution-end``) a reader may also import :data:`SOLUTION_IMPORTS`
   (scipy: an independent check of the answer, as ``scipy.stats.chisquare`` or
-  ``scipy.optimize.brentq`` in the solutions of protocol and theory_adafocal).
+  ``scipy.optimize.brentq`` in the solutions of protocol and theory_adafocal; torch: a loss
+  written in plain PyTorch, checked against the package's).
 
 To put a chapter under these rules, add its name to :data:`CHAPTERS`.
 """
@@ -26,6 +27,7 @@ from replicate import runner
 CHAPTERS = [
     "measuring_calibration",
     "protocol",
+    "authors_code",
     "reproducibility",
     "claims_ledger",
     "theory_focal_loss",
@@ -54,8 +56,10 @@ ALLOWED_IMPORTS = {
     "matplotlib.pyplot": ("plt", ()),
     "seaborn": ("sns", ()),
 }
-#: Modules (with their submodules) a solution cell may import in any form.
-SOLUTION_IMPORTS = ("scipy",)
+#: Modules (with their submodules) a solution cell may import in any form: scipy for an
+#: independent check of an answer, torch for the exercises where a reader writes a loss in
+#: plain PyTorch and checks it against the package (issue #24, item 5).
+SOLUTION_IMPORTS = ("scipy", "torch")
 
 
 def code_cells(path):

@@ -391,6 +391,8 @@ def test_every_glued_key_of_the_chapter_is_produced(cpu_chapter):
 
     tab = rp.experiments.dual_focal.views
     text = runner.resolve_notebook("exp_dual_focal").read_text()
+    # exercise solutions glue their own answers from their own code (issue #24): not the package's
+    text = re.sub(r"```\{solution-start\}.*?```\{solution-end\}", "", text, flags=re.S)
     used = set(re.findall(r"\{glue:text\}`([^`]+)`", text))
     log = cl.claims_log(cpu_chapter.plan, cpu_chapter.runs)
     produced = {**tab.texts(cpu_chapter), **rp.comparison.chapter.verdict_counts(log.frame(), tab.VERDICT_SIDES)}

@@ -53,6 +53,16 @@ def site(tmp_path_factory):
             'Solution</p><section style="height: 0; visibility: hidden; opacity: 0">hidden</section></div>'
             '<div class="solution admonition" id="open"><p class="admonition-title">Solution</p>'
             '<section>the answer, in plain sight</section></div>'),
+        "sub/tables.html": _page(  # a 600-px column: one table of each kind, good and bad
+            '<article class="bd-article" style="width: 600px">'
+            '<table id="cut"><tr><td>7 of 7 focal va...</td><td>complete</td></tr></table>'
+            '<table><tr><td>a cell that ends in a full stop.</td></tr></table>'
+            '<div style="overflow-x: auto"><table style="width: 1200px"><tr><td>boxed, wide</td></tr></table></div>'
+            '<table style="width: 1100px"><tr><td>unboxed and wide</td></tr></table>'
+            '<table style="border-collapse: collapse"><tr><td style="padding: 0">10.82</td>'
+            '<td style="padding: 0">6.47</td></tr></table>'
+            '<table><tr><td style="padding: 0 8px">4.35</td><td style="padding: 0 8px">1.35 (2.50)</td></tr></table>'
+            '</article>'),
         "_static/ignored.html": _page('<a href="nowhere.html">support folders are not pages</a>'),
     }
     for rel, text in pages.items():
@@ -75,7 +85,8 @@ def _on(problems, page, kind=None):
 def test_pages_of_lists_html_pages_outside_support_folders(site):
     assert htmlcheck.pages_of(site) == sorted(
         ["index.html", "sub/good.html", "sub/other.html", "sub/no_mathjax.html", "sub/tex_error.html",
-         "sub/links.html", "sub/image.html", "sub/script.html", "sub/network.html", "sub/solutions.html"])
+         "sub/links.html", "sub/image.html", "sub/script.html", "sub/network.html", "sub/solutions.html",
+         "sub/tables.html"])
 
 
 def test_redirect_target_reads_a_meta_refresh_stub(site):
@@ -161,6 +172,16 @@ def test_a_solution_shown_open_is_reported_and_a_folded_one_is_not(problems):
 
 
 @needs_browser
+def test_a_cut_cell_an_unboxed_wide_table_and_crowded_numbers_are_reported(problems):
+    got = {(p.kind, p.detail) for p in _on(problems, "sub/tables.html")}
+    assert {k for k, _ in got} == {"truncated", "overflow", "crowded"}, got
+    assert len(got) == 3, got
+    assert any(k == "truncated" and "7 of 7 focal va..." in d for k, d in got)
+    assert any(k == "overflow" and "1100 px wide in a 600-px column" in d and "unboxed" in d for k, d in got)
+    assert any(k == "crowded" and "10.82 | 6.47" in d for k, d in got)
+
+
+@needs_browser
 def test_console_errors_and_uncaught_exceptions_are_reported(problems):
     details = [p.detail for p in _on(problems, "sub/script.html", "javascript")]
     assert any("bad thing" in d for d in details) and any("TypeError: boom" in d for d in details), details
@@ -182,7 +203,7 @@ def test_command_line_exit_codes(site, tmp_path, capsys, monkeypatch):
     found.append(htmlcheck.Problem("sub/image.html", "image", "image did not load: x.png"))
     assert htmlcheck.main([str(site)]) == 1
     out = capsys.readouterr().out
-    assert "sub/image.html: [image] image did not load: x.png" in out and "10 pages, 1 problem(s)" in out
+    assert "sub/image.html: [image] image did not load: x.png" in out and "11 pages, 1 problem(s)" in out
     monkeypatch.setattr(htmlcheck, "unavailable_reason", lambda: "no Chromium found")
     assert htmlcheck.main([str(site)]) == 2
     assert "cannot run: no Chromium found" in capsys.readouterr().err

@@ -7,6 +7,9 @@ matplotlib ``Figure``; ``caption_text`` (from :func:`replicate.plots.caption`) g
   histogram, with the true calibration curve of a synthetic predictor;
 - :func:`size_figure` -- the L1 and L2 estimators against the test-set size, each panel
   with the true value it aims at;
+
+Every figure fits the book's column (:data:`replicate.plots.PAGE_WIDTH`): panels side by
+side only where both read at 8 pt on the page, else one above the other.
 - :func:`bias_figure` -- binned estimators against the test-set size with the central-limit
   prediction of the 15-bin ECE (:meth:`replicate.synthetic.BetaModel.expected_binned_ece`);
 - :func:`bins_figure` -- ECE and AdaECE against the number of bins, one line per test-set
@@ -33,7 +36,7 @@ def _check_study(study: pd.DataFrame, columns) -> None:
 def reliability_and_histogram(probs, labels, true_curve=None, caption_text: str | None = None):
     """:func:`replicate.plots.reliability_diagram` (with ``true_curve``) beside
     :func:`replicate.plots.confidence_histogram`."""
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9.5, 4.2))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(plots.PAGE_WIDTH, 3.5))
     plots.reliability_diagram(probs, labels, ax=ax1, title="reliability diagram", true_curve=true_curve)
     plots.confidence_histogram(probs, labels, ax=ax2, title="confidence histogram")
     ax2.set_box_aspect(1)
@@ -48,7 +51,7 @@ def size_figure(study: pd.DataFrame, model: BetaModel, caption_text: str | None 
     its true RMS error. Mean over repetitions, band one standard deviation."""
     _check_study(study, ("n", "estimator", "estimate"))
     truth = true_errors(model)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = plots.page_figure(2, 3.6, max_cols=1)
     panels = [(L1, truth["ECE"], "L1 estimators vs the true ECE"),
               (L2, truth["RMSCE"], "L2 estimators vs the true RMS error")]
     for ax, (names, true_value, title) in zip(axes, panels):
@@ -81,7 +84,7 @@ def bins_figure(study: pd.DataFrame, model: BetaModel, caption_text: str | None 
     panel adds the central-limit prediction of the equal-width ECE (dashed) for each size."""
     _check_study(study, ("n", "n_bins", "estimator", "estimate"))
     frame = study.assign(N="N = " + study.n.astype(str))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    fig, axes = plots.page_figure(2, 3.6, max_cols=1, sharey=True)
     for ax, name in zip(axes, BINS):
         plots.estimator_plot(frame[frame.estimator == name], x="n_bins", hue="N",
                              true_value=model.true_ece(), ax=ax, title=name)

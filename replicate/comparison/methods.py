@@ -134,8 +134,8 @@ METHODS: dict[str, Method] = {m.key: m for m in (
                 "binned by the margin p_y - p_j (Tao et al., Sec. 5.2; the authors' code)"),
     # Liang et al. (2024)
     Method("fcl", "FCL", "fcl", {"gamma": 2.0, "lam": 1.0}, per_model=_fcl_per_model(),
-           default_note="gamma 2, lambda 1, the authors' latest public configuration (PROTOCOL.md): the paper "
-                        "did not train this network, and its App. A.10 values were picked per network by the "
+           default_note="gamma 2, lambda 1, the authors' latest public configuration (see the book's page on "
+                        "the authors' code): the paper did not train this network, and its App. A.10 values were picked per network by the "
                         "best calibration error, not by a rule that transfers"),
 )}
 

@@ -60,8 +60,8 @@ PAPER = {
     "method_notes": {
         "adafocal": "Not the AdaFocal of Ghosh et al.: the FTS authors' code rebuilds the AdaFocal loss every batch, "
                     "so its gammas never leave their initial value 1 and the model is focal loss with gamma 1 in "
-                    "effect (PROTOCOL.md, known defects). The paper says it could not reproduce AdaFocal's ECE "
-                    "(Sec. 5.2). Its printed numbers still differ from the focal gamma_tr = 1 rows (CIFAR-100 "
+                    "effect (see the book's page on the authors' code). The paper says it could not reproduce "
+                    "AdaFocal's ECE (Sec. 5.2). Its printed numbers still differ from the focal gamma_tr = 1 rows (CIFAR-100 "
                     "log-loss T 1.40 vs 1.05, ECE 2.96 vs 1.66), so the two were not the same training; the text does not "
                     "say what else differed.",
     },
@@ -94,7 +94,7 @@ _COMMON = ("Table 1 printed as four specs (accuracy, nll, adaece, gamma_ev); row
            "(setting), columns the trained models. The paper does not say whether the bracketed temperature is "
            "the mean of the 5 seeds' temperatures. AdaFocal is not Ghosh et al.'s AdaFocal (cell notes).")
 _ADAFOCAL_NOTE = ("FTS's 'AdaFocal' baseline is focal loss with gamma 1 in effect: the authors' code rebuilds the "
-                  "loss every batch, so the AdaFocal gammas never update (PROTOCOL.md, known defects)")
+                  "loss every batch, so the AdaFocal gammas never update (see the book's page on the authors' code)")
 
 
 def _adafocal_cells(rows: str) -> list[dict]:

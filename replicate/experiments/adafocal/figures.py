@@ -9,8 +9,8 @@
   validation bins' edges on p_true), C_val and A_val of some bins over the epochs.
 - :func:`over_epochs` -- Fig. 3(b-c), 4(a), 13, 17, 19, 21: per-epoch test metrics, mean
   over seeds with a band of one standard deviation.
-- :func:`bin_dynamics` -- Fig. 5(a), 18, 20, 22: per bin, E_val (top) and gamma_t (bottom)
-  over the epochs, one line per run.
+- :func:`bin_dynamics` -- Fig. 5(a), 18, 20, 22: per bin (one row each), E_val (left) and
+  gamma_t (right) over the epochs, one line per run.
 - :func:`error_bars` -- Fig. 14: ECE mean and standard deviation over seeds, pre (dark) and
   post (light) temperature scaling.
 - :func:`roc_figure` -- Fig. 6: ROC curves of the softmax entropy as an OOD score.
@@ -23,8 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ...plots import add_caption
-from ...plots import integer_epochs
+from ...plots import PAGE_WIDTH, add_caption, integer_epochs, page_figure
 
 SOURCES = ("val_bins", "loss_state")
 
@@ -90,7 +89,7 @@ def figure1(runs: Mapping[str, object], bins=(0, 7, 14), caption_text: str | Non
     hist = {k: h for k, h in hist.items() if len(h)}
     n = int(max((h["bin"].max() for h in hist.values()), default=14)) + 1
     bins = _check_bins(bins, n)
-    fig, axes = plt.subplots(1, 1 + len(bins), figsize=(3.4 * (1 + len(bins)), 3.3))
+    fig, axes = page_figure(1 + len(bins), 2.8)
     for label, h in hist.items():
         a = adaece_history(h)
         axes[0].plot(a.index, a.values, marker="o", ms=2.5, label=label)
@@ -119,16 +118,16 @@ def common_binning(runs: Mapping[str, object], bins=(0, 7, 14), caption_text: st
     hist = {k: h for k, h in hist.items() if k not in missing}
     n = int(max((h["bin"].max() for h in hist.values()), default=14)) + 1
     bins = _check_bins(bins, n)
-    fig, axes = plt.subplots(1, len(bins), figsize=(3.6 * len(bins), 3.3), squeeze=False)
+    fig, axes = page_figure(len(bins), 2.8)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for (label, h), c in zip(hist.items(), colors * 3):
-        for ax, b in zip(axes[0], bins):
+        for ax, b in zip(axes, bins):
             hb = h[h["bin"] == b]
             ax.plot(hb["epoch"], hb["train_confidence"], color=c, label=f"{label}, C_train")
             ax.plot(hb["epoch"], hb["confidence"], color=c, ls="", marker="*", ms=5, label=f"{label}, C_val")
-    for ax, b in zip(axes[0], bins):
+    for ax, b in zip(axes, bins):
         ax.set(title=f"validation bin {b}", xlabel="epoch", ylabel="mean confidence")
-    axes[0, 0].legend(fontsize="xx-small")
+    axes[0].legend(fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
     _note_missing(fig, missing)
@@ -148,8 +147,8 @@ def over_epochs(runs: Mapping[tuple, object], columns: Mapping[str, str] | None 
     columns = dict(columns or {"test/error": "(a) test error (%)", "test/ece": "(b) test ECE (%)"})
     frames = [history({label: run}, require=tuple(columns)).assign(seed=seed) for (label, seed), run in runs.items()]
     h = pd.concat(frames, ignore_index=True)
-    fig, axes = plt.subplots(1, len(columns), figsize=(5.2 * len(columns), 3.4), squeeze=False)
-    for ax, (col, title) in zip(axes[0], columns.items()):
+    fig, axes = page_figure(len(columns), 2.9, max_cols=1)
+    for ax, (col, title) in zip(axes, columns.items()):
         for label, g in h.groupby("method", sort=False):
             s = g.groupby("epoch")[col].agg(["mean", "std", "count"]) * [100, 100, 1]
             n = int(s["count"].max())
@@ -157,7 +156,7 @@ def over_epochs(runs: Mapping[tuple, object], columns: Mapping[str, str] | None 
             if n > 1:
                 ax.fill_between(s.index, s["mean"] - s["std"], s["mean"] + s["std"], alpha=0.2)
         ax.set(title=title, xlabel="epoch")
-    axes[0, 0].legend(fontsize="x-small")
+    axes[0].legend(fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
     if caption_text:
@@ -176,23 +175,25 @@ def bin_dynamics(runs: Mapping[str, object], bins=(0, 4, 7, 10, 14), caption_tex
         raise ValueError(f"run(s) {empty} record no per-bin gammas (not an AdaFocal or CalFocal run)")
     n = int(min(h["bin"].max() for h in hist.values())) + 1
     bins = _check_bins(bins, n)
-    fig, axes = plt.subplots(2, len(bins), figsize=(3.1 * len(bins), 5.0), sharex=True, squeeze=False)
+    # one row per bin (the page is narrow): E_val left, gamma_t right
+    fig, axes = plt.subplots(len(bins), 2, figsize=(PAGE_WIDTH, 1.9 * len(bins) + 0.6), sharex=True, squeeze=False)
     for label, h in hist.items():
         for j, b in enumerate(bins):
             hb = h[h["bin"] == b]
-            axes[0, j].plot(hb["epoch"], hb["gap"], marker="o", ms=2, label=label)
-            axes[1, j].plot(hb["epoch"], hb["gamma"], marker="o", ms=2, label=label)
+            axes[j, 0].plot(hb["epoch"], hb["gap"], marker="o", ms=2, label=label)
+            axes[j, 1].plot(hb["epoch"], hb["gamma"], marker="o", ms=2, label=label)
     for j, b in enumerate(bins):
-        axes[0, j].axhline(0, color="black", lw=0.8, ls=":")
-        axes[0, j].set(title=f"bin {b}")
-        axes[1, j].set(xlabel="epoch")
+        axes[j, 0].axhline(0, color="black", lw=0.8, ls=":")
+        axes[j, 0].set_ylabel(f"bin {b}")
+    axes[-1, 0].set(xlabel="epoch")
+    axes[-1, 1].set(xlabel="epoch")
     g = pd.concat(hist.values())["gamma"].abs()
     if g.min() > 0 and g.max() / g.min() > 50:
-        for ax in axes[1]:
+        for ax in axes[:, 1]:
             ax.set_yscale("log")
-    axes[0, 0].set_ylabel("E_val = C_val − A_val")
-    axes[1, 0].set_ylabel("γ_t")
-    axes[0, 0].legend(fontsize="xx-small")
+    axes[0, 0].set_title("E_val = C_val − A_val")
+    axes[0, 1].set_title("γ_t")
+    axes[0, 0].legend(fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
     if caption_text:
@@ -210,7 +211,7 @@ def error_bars(frame: pd.DataFrame, labels: Mapping[str, str] | None = None, met
         raise ValueError(f"frame has no rows of metric {metric!r}")
     methods = list(dict.fromkeys(f.method))
     stats = f.groupby(["method", "temperature_scaled"])["value"].agg(["mean", "std", "count"])
-    fig, ax = plt.subplots(figsize=(1.3 * len(methods) + 2.5, 3.4))
+    fig, ax = plt.subplots(figsize=(min(PAGE_WIDTH, 1.3 * len(methods) + 2.5), 3.4))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     x = np.arange(len(methods))
     for dx, scaled, alpha in ((-0.18, False, 1.0), (0.18, True, 0.45)):
@@ -246,7 +247,7 @@ def roc_figure(curves: pd.DataFrame, labels: Mapping[str, str] | None = None, ti
     ax.plot([0, 1], [0, 1], color="0.6", lw=0.8)
     ax.set(xlabel="FPR", ylabel="TPR", title=title or "ROC, entropy as OOD score (AUROC %)", xlim=(0, 1),
            ylim=(0, 1))
-    ax.legend(fontsize="xx-small", loc="lower right")
+    ax.legend(fontsize="x-small", loc="lower right")
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)

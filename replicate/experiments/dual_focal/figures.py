@@ -54,8 +54,10 @@ def figure3(intervals: pd.DataFrame, labels: Mapping[str, str], level: float = 0
 
     names = {"ece": "ECE (%)", "adaece": "AdaECE (%)", "classwise_ece": "classwise ECE (%)"}
     mets = list(dict.fromkeys(intervals.metric))
-    fig, axes = plt.subplots(1, len(mets), figsize=(4.2 * len(mets), 3.6), squeeze=False)
-    for ax, m in zip(axes[0], mets):
+    from ...plots import page_figure
+
+    fig, axes = page_figure(len(mets), 3.3)
+    for ax, m in zip(axes, mets):
         f = intervals[intervals.metric == m].set_index("method").reindex([k for k in labels if k in
                                                                          set(intervals.method)])
         err = np.vstack([f["mean"] - f["low"], f["high"] - f["mean"]])
@@ -71,7 +73,9 @@ def figure4(curves: pd.DataFrame, max_logits: pd.DataFrame, dual: pd.DataFrame, 
     (b) histograms of the maximum logit, (c) boxplots of ``q_j`` without outliers."""
     import matplotlib.pyplot as plt
 
-    fig, (a, b, c) = plt.subplots(1, 3, figsize=(13.5, 3.8))
+    from ...plots import page_figure
+
+    fig, (a, b, c) = page_figure(3, 2.9, max_cols=1)
     for m, f in curves.groupby("method", sort=False):
         a.plot(f["epoch"], f["ece_ema"], marker="o", ms=3, label=m)
     first = curves[curves.method == curves.method.iloc[0]]
@@ -105,5 +109,5 @@ def roc_figure(roc: pd.DataFrame, title: str, caption_text: str | None = None):
                         label=f"{m} {'post' if scaled else 'pre'} T ({g['auroc'].iloc[0]:.1f})")
     ax.plot([0, 1], [0, 1], color="0.6", lw=0.8)
     ax.set(xlabel="false positive rate", ylabel="true positive rate (OOD detected)", title=title)
-    ax.legend(fontsize="xx-small", ncol=2)
+    ax.legend(fontsize="x-small", ncol=1)
     return _caption(fig, caption_text)

@@ -24,7 +24,7 @@ import seaborn as sns
 from matplotlib.ticker import MaxNLocator
 
 from ... import metrics
-from ...plots import add_caption, history, reliability_diagram
+from ...plots import PAGE_WIDTH, add_caption, history, page_figure, reliability_diagram
 from .evidence import FIG3_WINDOWS, FIG8_WINDOW, normalised_loss, paper_window
 
 
@@ -59,7 +59,7 @@ def figure3(runs: Mapping[str, object], caption_text: str | None = None):
     """Fig. 3: normalised test loss (:func:`normalised_loss`) of ``{label: Run}`` over the
     epochs, the paper's windows of Sec. 5.5.1 shaded. Returns the Figure."""
     f = normalised_loss(runs)
-    fig, ax = plt.subplots(figsize=(7.5, 4.0))
+    fig, ax = plt.subplots(figsize=(PAGE_WIDTH, 3.8))
     _lines(ax, f, "normalised", list(runs))
     _shade(ax, int(f.epoch.max()), FIG3_WINDOWS)
     ax.set(ylabel="test NLL / test NLL after epoch 1", xlabel="epoch")
@@ -77,7 +77,7 @@ FIG6_PANELS = (("nll", "NLL (x100)"), ("ece", "ECE (%)"), ("adaece", "AdaECE (%)
 def figure6(sweep: pd.DataFrame, gamma: float, caption_text: str | None = None):
     """Fig. 6: every metric of :data:`FIG6_PANELS` against lambda (``sweep`` from
     :func:`sweep_frame`), pre-T solid and post-T dashed, at FCL's ``gamma``."""
-    fig, axes = plt.subplots(1, len(FIG6_PANELS), figsize=(3.2 * len(FIG6_PANELS), 3.3))
+    fig, axes = page_figure(len(FIG6_PANELS), 2.6)
     for ax, (metric, title) in zip(axes, FIG6_PANELS):
         for scaled, style in ((False, "-o"), (True, "--s")):
             g = sweep[(sweep.metric == metric) & (sweep.temperature_scaled == scaled)]
@@ -100,8 +100,8 @@ def figure7(grids: Mapping[tuple, tuple], study: pd.DataFrame, seed: int, captio
     methods = [m for m in ("FL", "FCL") if (m, seed) in grids]
     if not methods:
         raise ValueError(f"grids hold no run of seed {seed}")
-    fig, axes = plt.subplots(1, len(methods), figsize=(5.2 * len(methods), 4.0), squeeze=False)
-    for ax, m in zip(axes[0], methods):
+    fig, axes = plt.subplots(len(methods), 1, figsize=(PAGE_WIDTH, 4.0 * len(methods)), squeeze=False)
+    for ax, m in zip(axes[:, 0], methods):
         xs, ys, p, x, y = grids[(m, seed)]
         cs = ax.contourf(xs, ys, p, levels=np.linspace(0, 1, 11), cmap="RdBu_r", alpha=0.8)
         ax.contour(xs, ys, p, levels=[0.5], colors="k", linewidths=1.5)
@@ -110,7 +110,7 @@ def figure7(grids: Mapping[tuple, tuple], study: pd.DataFrame, seed: int, captio
         ax.set(xlim=(xs[0], xs[-1]), ylim=(ys[0], ys[-1]))
         ax.set_title(f"{m}\ntest error {r.error:.1f}%, ECE {r.ece:.1f}%, boundary length {r.boundary_length:.2f}",
                      fontsize="small")
-    fig.colorbar(cs, ax=axes[0].tolist(), label="p(class 1)", shrink=0.9)
+    fig.colorbar(cs, ax=axes[:, 0].tolist(), label="p(class 1)", shrink=0.9)
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -121,7 +121,7 @@ def figure8(runs: Mapping[str, object], caption_text: str | None = None):
     100-300 (of 350) shaded."""
     h = history(runs, require=("test/error",))
     h["test/error"] = 100 * h["test/error"]
-    fig, ax = plt.subplots(figsize=(7.5, 4.0))
+    fig, ax = plt.subplots(figsize=(PAGE_WIDTH, 3.8))
     _lines(ax, h, "test/error", list(runs))
     _shade(ax, int(h.epoch.max()), {"Fig. 8": FIG8_WINDOW})
     ax.set(ylabel="test error (%)", xlabel="epoch")
@@ -137,8 +137,8 @@ def figure9(panels: Mapping[str, tuple], n_bins: int = 15, caption_text: str | N
     temperature scaling), titled with its ECE and MCE (15 equal-width bins)."""
     if not panels:
         raise ValueError("panels must hold at least one (probs, labels) pair")
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.9), squeeze=False)
-    for ax, (name, (p, y)) in zip(axes[0], panels.items()):
+    fig, axes = page_figure(len(panels), 3.6)
+    for ax, (name, (p, y)) in zip(axes, panels.items()):
         reliability_diagram(p, y, n_bins=n_bins, ax=ax, show_counts=False)
         ax.set_title(f"{name}\nECE {100 * metrics.ece(p, y, n_bins):.2f}%, MCE {100 * metrics.mce(p, y, n_bins):.2f}%",
                      fontsize="small")

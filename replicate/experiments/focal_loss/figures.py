@@ -29,7 +29,7 @@ import seaborn as sns
 
 from ... import metrics
 from ...checks import positive_int
-from ...plots import PAPER_EPOCHS, add_caption, history, integer_epochs
+from ...plots import PAGE_WIDTH, PAPER_EPOCHS, add_caption, history, integer_epochs, page_figure
 
 #: The paper's epochs (of 350) for Fig. 2 and Fig. 4 (b-d).
 FIG2_EPOCHS = (100, 200, 300, 350)
@@ -56,7 +56,7 @@ def figure1(run, caption_text: str | None = None):
     (b) test NLL and entropy, each for all, correctly and incorrectly classified samples;
     (c) train and test error and test ECE (percent). Returns the Figure."""
     h = history({"run": run}, require=("train/nll", "test/nll", "train/error", "test/ece"))
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    fig, axes = page_figure(3, 2.8, max_cols=1)
     for ax, split, tag in ((axes[0], "train", "(a) training set"), (axes[1], "test", "(b) test set")):
         _lines(ax, h, {f"{split}/nll": "NLL", f"{split}/nll_correct": "NLL correct",
                        f"{split}/nll_incorrect": "NLL incorrect"}, tag, "nats")
@@ -102,8 +102,13 @@ def reliability_over_training(bins: Mapping[int, dict], caption_text: str | None
     :func:`replicate.metrics.reliability_bins`; the paper uses 25 equal-width bins)."""
     if not isinstance(bins, Mapping) or not bins:
         raise ValueError("bins must be a non-empty mapping epoch -> {'edges', 'count', 'accuracy'}")
-    fig, axes = plt.subplots(2, len(bins), figsize=(3.2 * len(bins), 5.4), squeeze=False,
-                             gridspec_kw={"height_ratios": [3, 2]})
+    cols = min(len(bins), 2)             # two epochs to a row of the page
+    groups = -(-len(bins) // cols)
+    fig, axes = plt.subplots(2 * groups, cols, figsize=(PAGE_WIDTH, 4.6 * groups), squeeze=False,
+                             gridspec_kw={"height_ratios": [3, 2] * groups})
+    for j in range(len(bins), groups * cols):
+        axes[2 * (j // cols), j % cols].remove()
+        axes[2 * (j // cols) + 1, j % cols].remove()
     for j, (epoch, b) in enumerate(bins.items()):
         edges, count = np.asarray(b["edges"], float), np.asarray(b["count"], float)
         acc = np.nan_to_num(np.asarray(b["accuracy"], float))
@@ -111,13 +116,13 @@ def reliability_over_training(bins: Mapping[int, dict], caption_text: str | None
             raise ValueError(f"epoch {epoch}: need len(edges) == len(count) + 1 == len(accuracy) + 1 "
                              f"and at least one sample")
         width = np.diff(edges)
-        top, bottom = axes[0, j], axes[1, j]
+        top, bottom = axes[2 * (j // cols), j % cols], axes[2 * (j // cols) + 1, j % cols]
         top.bar(edges[:-1], np.where(count > 0, acc, 0), width=width, align="edge", edgecolor="white")
         top.plot([0, 1], [0, 1], ls="--", color="0.35", lw=1)
         top.set(xlim=(0, 1), ylim=(0, 1), title=f"epoch {epoch}", xlabel="confidence",
-                ylabel="accuracy" if j == 0 else "")
+                ylabel="accuracy" if j % cols == 0 else "")
         bottom.bar(edges[:-1], 100 * count / count.sum(), width=width, align="edge", edgecolor="white")
-        bottom.set(xlim=(0, 1), xlabel="confidence", ylabel="% of samples" if j == 0 else "")
+        bottom.set(xlim=(0, 1), xlabel="confidence", ylabel="% of samples" if j % cols == 0 else "")
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)
@@ -135,12 +140,12 @@ def figure3(runs: Mapping[str, object], caption_text: str | None = None):
     in the paper), one line per run. Returns the Figure."""
     h = history(runs, require=tuple(c for c, _ in FIG3_PANELS))
     h["test/ece"] = 100 * h["test/ece"]
-    fig, axes = plt.subplots(2, 4, figsize=(14, 6.2))
-    for ax, (col, title) in zip(axes.flat, FIG3_PANELS):
+    fig, axes = page_figure(len(FIG3_PANELS), 2.4)
+    for ax, (col, title) in zip(axes, FIG3_PANELS):
         sns.lineplot(data=h, x="epoch", y=col, hue="method", marker="o", markersize=4, ax=ax,
-                     legend=ax is axes.flat[0])
+                     legend=ax is axes[0])
         ax.set(title=title, ylabel="")
-    axes.flat[0].legend(fontsize="x-small")
+    axes[0].legend(fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
     if caption_text:
@@ -178,14 +183,14 @@ def figure4(runs: Mapping[str, object], epochs, caption_text: str | None = None)
     g = grad_norm_frame(runs, epochs)
     used = g[g["count"] > 0]
     lo, hi = used["log10_lower"].min(), used["log10_upper"].max()
-    fig, axes = plt.subplots(1, len(epochs), figsize=(4.2 * len(epochs), 3.4), squeeze=False, sharey=True)
-    for ax, e, tag in zip(axes[0], epochs, "bcdefgh"):
+    fig, axes = page_figure(len(epochs), 2.9, sharey=True)
+    for ax, e, tag in zip(axes, epochs, "bcdefgh"):
         for label in runs:
             f = g[(g.method == label) & (g.epoch == e)]
             ax.stairs(f["percent"].to_numpy(), np.r_[f["log10_lower"].to_numpy(), f["log10_upper"].iloc[-1]],
                       label=label, lw=1.6)
         ax.set(xlim=(lo, hi), title=f"({tag}) epoch {e}", xlabel="log10 gradient norm (last layer)",
-               ylabel="% of training samples" if ax is axes[0, 0] else "")
+               ylabel="% of training samples" if axes.index(ax) % 2 == 0 else "")
         ax.legend(fontsize="x-small")
     fig.tight_layout()
     if caption_text:
@@ -280,15 +285,21 @@ def qualitative_figure(frame: pd.DataFrame, images, classes, caption_text: str |
     if not samples:
         raise ValueError("frame holds no samples (no test sample met the selection)")
     methods = list(dict.fromkeys(frame["method"]))
-    fig, axes = plt.subplots(2, len(samples), figsize=(2.3 * len(samples), 2.3 + 0.45 * len(methods)),
-                             squeeze=False, gridspec_kw={"height_ratios": [2.3, 0.45 * len(methods)]})
+    cols = min(len(samples), 3)          # three images to a row of the page
+    groups = -(-len(samples) // cols)
+    fig, axes = plt.subplots(2 * groups, cols, figsize=(PAGE_WIDTH, groups * (1.9 + 0.5 * len(methods))),
+                             squeeze=False, gridspec_kw={"height_ratios": [1.9, 0.5 * len(methods)] * groups})
+    for j in range(len(samples), groups * cols):
+        axes[2 * (j // cols), j % cols].remove()
+        axes[2 * (j // cols) + 1, j % cols].remove()
+    axes = {(r, j): axes[2 * (j // cols) + r, j % cols] for j in range(len(samples)) for r in (0, 1)}
     colors = sns.color_palette("colorblind", len(methods))
     for j, s in enumerate(samples):
         f = frame[frame["sample"] == s].set_index("method").loc[methods]
         img = np.asarray(images[s], dtype=float)
         img = img / 255.0 if img.max() > 1 else img
         axes[0, j].imshow(np.transpose(img, (1, 2, 0)) if img.shape[0] in (1, 3) else img)
-        axes[0, j].set_title(f"{f['group'].iloc[0]}\ntrue: {classes[int(f['label'].iloc[0])]}", fontsize=8)
+        axes[0, j].set_title(f"{f['group'].iloc[0]}\ntrue: {classes[int(f['label'].iloc[0])]}", fontsize=9)
         axes[0, j].axis("off")
         ax, ypos = axes[1, j], np.arange(len(methods))
         ax.barh(ypos - 0.2, f["confidence"], height=0.38, color=colors)
@@ -296,12 +307,14 @@ def qualitative_figure(frame: pd.DataFrame, images, classes, caption_text: str |
         for k, (pred, c, ct) in enumerate(zip(f["predicted"], f["confidence"], f["confidence_ts"])):
             for yk, v, text, solid in ((k - 0.2, c, f"{classes[int(pred)]} {c:.2f}", True),
                                        (k + 0.2, ct, f"after TS {ct:.2f}", False)):
-                inside = v > 0.55
+                # inside the bar only where the text fits in it (8-pt characters are ~0.067 in
+                # wide; a bar panel is about 0.75 of its column of the page)
+                inside = v - 0.03 >= 1.3 * len(text) * 0.067 / (0.75 * PAGE_WIDTH / cols)
                 ax.text(v - 0.02 if inside else v + 0.02, yk, text, va="center", ha="right" if inside else "left",
-                        fontsize=6, color="white" if inside and solid else "0.15")
-        ax.set(xlim=(0, 1), yticks=ypos, yticklabels=methods if j == 0 else [])
+                        fontsize=8, color="white" if inside and solid else "0.15")
+        ax.set(xlim=(0, 1), yticks=ypos, yticklabels=methods if j % cols == 0 else [])
         ax.invert_yaxis()
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=8)
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)

@@ -83,7 +83,9 @@ def link_curves(searches: dict, gamma: float, metrics=("nll", "adaece"), caption
         if not np.isclose(s["gamma"], gamma).any():
             raise ValueError(f"searches[{label!r}] has no gamma {gamma!r}; it has {sorted(set(s['gamma']))}")
     names = {"nll": "validation log-loss", "adaece": "validation equal-mass ECE", "ece": "validation ECE"}
-    fig, axes = plt.subplots(1, len(metrics) + 1, figsize=(4.2 * (len(metrics) + 1), 3.6))
+    from .plots import page_figure
+
+    fig, axes = page_figure(len(metrics) + 1, 2.9)
     for i, (label, s) in enumerate(searches.items()):
         part = s[np.isclose(s["gamma"], gamma)].sort_values("T")
         for ax, m in zip(axes, metrics):

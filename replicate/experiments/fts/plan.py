@@ -37,7 +37,7 @@ SMOKE_SEEDS = (1, 2)
 T_GRIDS = tuple(cmp.GRIDS)
 #: the paper's note beside every AdaFocal row
 ADAFOCAL_NOTE = ("FTS's own 'AdaFocal' was focal loss with gamma 1 in effect: the authors' code rebuilds the "
-                 "AdaFocal loss every batch, so its gammas never leave 1 (PROTOCOL.md, known defects)")
+                 "AdaFocal loss every batch, so its gammas never leave 1 (see the book's page on the authors' code)")
 #: Data the paper uses that is not available offline: data set -> reason.
 UNREACHABLE = {
     "cifar100": "CIFAR-100 is not in the offline data directory; the loader exists (replicate.data.DATASETS), "

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ...comparison.pairs import matrix
-from ...plots import add_caption
+from ...plots import PAGE_WIDTH, add_caption
 
 
 def rank_figure(panels: Mapping[str, pd.DataFrame], labels: Mapping[str, str] | None = None, caption_text: str = "",
@@ -34,8 +34,7 @@ def rank_figure(panels: Mapping[str, pd.DataFrame], labels: Mapping[str, str] | 
     first = next(iter(panels.values()))
     order = list(first.sort_values(["rank", "mean_rank"]).method)
     n = len(order)
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels) + 1.5, 0.32 * n + 1.6), sharey=True,
-                             squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(PAGE_WIDTH, 0.3 * n + 1.8), sharey=True, squeeze=False)
     y = np.arange(n)
     for ax, (title, frame) in zip(axes[0], panels.items()):
         f = frame.set_index("method").reindex(order)
@@ -51,7 +50,7 @@ def rank_figure(panels: Mapping[str, pd.DataFrame], labels: Mapping[str, str] | 
     axes[0][0].invert_yaxis()
     handles, names = axes[0][0].get_legend_handles_labels()
     fig.tight_layout(rect=(0, 0, 1, 0.9))
-    fig.legend(handles, names, loc="upper center", ncol=3, fontsize="small", frameon=False)
+    fig.legend(handles, names, loc="upper center", ncol=2, fontsize="small", frameon=False)
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -69,7 +68,8 @@ def pairs_figure(pairs: pd.DataFrame, order=None, labels: Mapping[str, str] | No
     sig, sig_bh = matrix(pairs, "significant", order), matrix(pairs, "significant_bh", order)
     names = [labels.get(m, m) for m in diff.index]
     n = len(names)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(2 * (0.42 * n + 2.5), 0.42 * n + 2))
+    # one map above the other, each as wide as the page: a cell per pair, its labels readable
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 2 * (0.25 * n + 2.2)))
     lim = np.nanmax(np.abs(diff.to_numpy(dtype=float))) if n > 1 else 1.0
     lim = lim if math.isfinite(lim) and lim > 0 else 1.0
     im = a1.imshow(diff.to_numpy(dtype=float), cmap="RdBu_r", vmin=-lim, vmax=lim)
@@ -110,16 +110,19 @@ def agreement_figure(frame: pd.DataFrame, caption_text: str = ""):
     """Kendall's tau (point and bootstrap interval) of each row of ``frame`` (columns
     ``label``, ``tau``, ``low``, ``high``, ``n``), one line per comparison."""
     f = frame.reset_index(drop=True)
-    fig, ax = plt.subplots(figsize=(6.5, 0.35 * len(f) + 1.4))
+    import textwrap
+
+    fig, ax = plt.subplots(figsize=(PAGE_WIDTH, 0.5 * len(f) + 1.6))
     y = np.arange(len(f))
     ax.hlines(y, f["low"], f["high"], color="C1", lw=2.5, alpha=0.6, label="95 % bootstrap interval")
     ax.plot(f["tau"], y, "o", color="C1", label="tau")
     ax.axvline(0, color="0.5", lw=0.8)
-    ax.set_yticks(y, [f"{lab} (n={n})" for lab, n in zip(f["label"], f["n"])], fontsize="small")
+    ax.set_yticks(y, [textwrap.fill(f"{lab} (n={n})", 34) for lab, n in zip(f["label"], f["n"])],
+                  fontsize="small")     # wrapped: long labels would squeeze the axes off the page
     ax.invert_yaxis()
     ax.set_xlim(-1.05, 1.05)
     ax.set_xlabel("Kendall's tau-b, our ranking vs the paper's")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize="x-small", frameon=False)
+    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncol=2, fontsize="x-small", frameon=False)
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)

@@ -151,7 +151,7 @@ def _adafocal(rep: TheoryReport, sz: dict) -> None:
               f"reaches {n['eq4_const_end']:g}", check(n["calfocal_zero"] == 1 and n["eq4_const_end"] == 20))
     rep.claim("code_switch",
               "the authors' code switches γ's sign instead of decaying to 0; |γ| never falls below 0.2",
-              "PROTOCOL (authors' code)", "persistent gap -0.1; random gaps",
+              "the authors' final code (the page on the authors' code)", "persistent gap -0.1; random gaps",
               f"Eq. 4 decays to {n['under_paper_end']:.1e}; code switches at epoch {n['switch_epoch']} and ends at "
               f"{n['under_code_end']:.1f}; min |γ| = {n['code_min_abs']:.2f}",
               beyond(n["code_min_abs"] >= 0.2 and n["under_code_end"] == -2))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ...plots import PAGE_WIDTH, page_figure
 from ..focal_loss.gradient import gradient_factor_dgamma, gradient_threshold
 from .claims import RULES
 from .dynamics import calfocal_gamma
@@ -25,7 +26,7 @@ def figure_3a(rep):
     """The CalFocal loss (Eq. 1) of ``rp.losses`` with every bin accuracy 0.8, and cross-entropy."""
     d = rep.data["calfocal"]
     p = d["p"]
-    fig, ax = plt.subplots(figsize=(6.4, 4))
+    fig, ax = plt.subplots(figsize=(6.0, 4))
     ax.plot(p, -np.log(p), color="grey", ls="--", label="cross-entropy")
     for lam, curve in d["curves"].items():
         ax.plot(p, curve, label=f"CalFocal λ = {lam:g}")
@@ -40,7 +41,7 @@ def push_figure(rep):
     """For lambda = 100: minus the slope of the plotted curve, the detached-gamma push, and CE's 1/p."""
     d = rep.data["calfocal"]
     p, sl = d["p"], d["slopes"]
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
     ax.plot(p, -sl["curve"], label="slope of the plotted curve, -dL/dp")
     ax.plot(p, -sl["detached"], label="what training uses, g(p, γ_n)/p")
     ax.plot(p, 1 / p, color="grey", ls="--", label="cross-entropy, 1/p")
@@ -55,7 +56,7 @@ def shrink_figure(rep, slope_gammas=(0.5, 1, 2, 5)):
     (b) ``dg/dgamma`` against p."""
     d = rep.data["shrink"]
     gam, thr = d["gamma"], d["threshold"]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.9))
+    fig, (a, b) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.6))
     a.plot(gam, thr, label="larger γ shrinks g above this p (∂g/∂γ = 0)")
     a.plot(gam[gam > 0], gradient_threshold(gam[gam > 0]), ls="--", label="g(p, γ) = 1 (Mukhoti's p0)")
     a.axhspan(0.15, 0.25, color="grey", alpha=0.15, label="footnote 2: p ≈ 0.2")
@@ -79,18 +80,22 @@ def dynamics_figure(rep, calfocal_lam: float = 10.0):
     epochs, scen, traj = d["epochs"], d["scenarios"], d["trajectories"]
     style = {"Eq. 3 (no cap)": dict(lw=3.5, alpha=0.45), "Eq. 4 (paper)": dict(lw=2, ls="--"),
              "authors' code": dict(lw=1.2)}
-    fig, axes = plt.subplots(2, len(scen), figsize=(14, 5.4), sharex=True, sharey="row")
+    # one row per scenario (the page is narrow): the gaps left, gamma right
+    fig, axes = plt.subplots(len(scen), 2, figsize=(PAGE_WIDTH, 2.3 * len(scen) + 0.8), sharex=True,
+                             sharey="col", squeeze=False, layout="constrained")
     for j, (s, gaps) in enumerate(scen.items()):
-        axes[0, j].plot(np.arange(1, epochs + 1), gaps, color="k")
-        axes[0, j].axhline(0, color="grey", lw=0.6)
-        axes[0, j].set(title=s, ylim=(-0.4, 0.4), ylabel="gap E_t" if j == 0 else None)
+        axes[j, 0].plot(np.arange(1, epochs + 1), gaps, color="k")
+        axes[j, 0].axhline(0, color="grey", lw=0.6)
+        axes[j, 0].set(title=f"{s}: gap E_t", ylim=(-0.4, 0.4))
         for r in RULES:
-            axes[1, j].plot(np.arange(epochs + 1), traj[(s, r)], label=r, **style[r])
-        axes[1, j].plot(np.arange(1, epochs + 1), calfocal_gamma(gaps, calfocal_lam), ls=":", color="grey",
+            axes[j, 1].plot(np.arange(epochs + 1), traj[(s, r)], label=r, **style[r])
+        axes[j, 1].plot(np.arange(1, epochs + 1), calfocal_gamma(gaps, calfocal_lam), ls=":", color="grey",
                         label=f"CalFocal Eq. 2, λ = {calfocal_lam:g}")
-        axes[1, j].set_yscale("symlog", linthresh=0.2)
-        axes[1, j].set(xlabel="epoch", ylabel="γ_t" if j == 0 else None)
-    axes[1, 0].legend(fontsize=8)
+        axes[j, 1].set_yscale("symlog", linthresh=0.2)
+        axes[j, 1].set(title=f"{s}: γ_t")
+    axes[-1, 0].set(xlabel="epoch")
+    axes[-1, 1].set(xlabel="epoch")
+    axes[0, 1].legend(fontsize=8)
     fig.suptitle("Figure E: γ dynamics on simulated gaps (rp.losses.adafocal_gamma_update; "
                  f"symmetric log scale, linear inside ±0.2; profile {rep.profile})", fontsize=10)
     return fig
@@ -99,7 +104,7 @@ def dynamics_figure(rep, calfocal_lam: float = 10.0):
 def closed_loop_figure(rep):
     """gamma_t of the closed-loop toy for each lambda, with the zero-gap gamma."""
     d = rep.data["loop"]
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
     for lam, r in d["loops"].items():
         ax.plot(r["gamma"], label=f"λ = {lam} (factor {d['factors'][lam]:+.2f})", lw=0.8 if lam >= 30 else 2)
     ax.axhline(d["g_star"], color="grey", ls="--", lw=0.8, label="γ° (zero gap)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ...plots import PAGE_WIDTH, page_figure
 from .loss import dual_focal_phi, phi_key_points
 from .study import LOSSES, region_grid
 
@@ -37,7 +38,7 @@ def region_figure(gammas, cs, *, profile: str = ""):
     on a grid (left) and, for three ``C``, against the paper's ``phi^-1(1) - phi^-1((1+C)^gamma)``."""
     gam, cs = np.asarray(gammas, float), np.asarray(cs, float)
     red = region_grid(gam, cs)["reduction_vs_focal"].to_numpy().reshape(gam.size, cs.size)
-    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4), layout="constrained")
+    fig, axes = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 7.0), layout="constrained")
     im = axes[0].pcolormesh(cs, gam, red, shading="auto", cmap="viridis")
     fig.colorbar(im, ax=axes[0], pad=0.02)
     axes[0].set(xlabel="$C = q_j$", ylabel=r"$\gamma$", title="$v_{uc}(\\gamma, C) - v_{uc}(\\gamma, 0)$ (vs FL)")
@@ -55,7 +56,7 @@ def binary_minimizer_figure(curves: dict, thresholds: dict, *, profile: str = ""
     """``q*_1`` against ``eta_1`` for two classes, one panel per gamma (``curves[gamma]`` from
     :func:`~replicate.theory.dual_focal.study.binary_minimizer_curve`); the dotted line is
     the strict-tie threshold ``thresholds[gamma]``."""
-    fig, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 3.8), sharey=True, layout="constrained")
+    fig, axes = page_figure(len(curves), 3.2, sharey=True, layout="constrained")
     for ax, (g, curve) in zip(np.atleast_1d(axes), curves.items()):
         for col in LOSSES:
             ax.plot(curve["eta"], curve[col], label=col)

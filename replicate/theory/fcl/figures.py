@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ...plots import PAGE_WIDTH, page_figure
 from .loss import fcl_risk_minimizer
 
 __all__ = ["binary_minimizer_curves", "binary_minimizer_figure"]
@@ -25,7 +26,7 @@ def binary_minimizer_curves(etas, gammas, lams, *, brier: str = "sum") -> pd.Dat
 def binary_minimizer_figure(etas, gammas=(1.0, 2.0, 3.0), lams=(0.0, 0.5, 1.0, 2.0, 4.0), *, profile: str = ""):
     """The minimiser of the two-class FCL risk against ``eta_1``, one panel per gamma."""
     curves = binary_minimizer_curves(etas, gammas, lams)
-    fig, axes = plt.subplots(1, len(gammas), figsize=(4 * len(gammas), 3.8), sharey=True, layout="constrained")
+    fig, axes = page_figure(len(gammas), 3.2, sharey=True, layout="constrained")
     for ax, (g, sub) in zip(np.atleast_1d(axes), curves.groupby("gamma")):
         for lam, s in sub.groupby("lambda"):
             ax.plot(s["eta"], s["q*"], label=f"λ = {lam:g}" + (" (focal)" if lam == 0 else ""))

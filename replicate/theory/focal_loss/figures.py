@@ -16,6 +16,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ...plots import PAGE_WIDTH, page_figure
 from .gradient import focal_gradient_factor, gradient_factor_dp, gradient_threshold
 from .lambert import lambert_w_gamma_branches
 
@@ -45,7 +46,7 @@ def _profile(profile) -> str:
 def figure_4a(n_grid: int = 2001, gammas=FIG4A_GAMMAS, slope_gammas=(0.5, 1, 3), profile: str | None = None):
     """(a) ``g(p, gamma)`` from the formula (their Fig. 4a); (b) its slope, Eq. 7."""
     p = np.linspace(0, 1, n_grid)
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.9))
+    fig, (a, b) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.6))
     for gam in gammas:
         a.plot(p, focal_gradient_factor(p, gam), label=f"γ = {gam}")
     a.axhline(1, color="grey", lw=0.8, ls="--")
@@ -66,7 +67,7 @@ def lambert_figure(rep):
     d = rep.data["prop2"]
     pw = np.linspace(0.01, 0.99, 393)
     low, princ = lambert_w_gamma_branches(pw)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig, axes = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.2))
     step = max(1, len(d["p0"]) // 20)
     axes[0].semilogy(d["p0"], d["closed"], label="closed form (W₋₁)")
     axes[0].semilogy(d["p0"][::step], d["root"][::step], "o", ms=4, mfc="none", label="root finder")
@@ -127,7 +128,7 @@ def many_classes_figure(rep):
 def figure_5(rep):
     """Norms of the training logits and of the weights along gradient descent (their Fig. 5)."""
     runs = rep.data["linear"]["runs"]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+    fig, axes = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.0))
     for name, r in runs.items():
         axes[0].plot(r["steps"], r["logit_norm"], label=name)
         axes[1].plot(r["steps"], r["weight_norm"], label=name)
@@ -145,7 +146,7 @@ def figure_5(rep):
 def figure_6(rep):
     """(a) Confidence of the misclassified test points; (b, c) decision boundaries (their Fig. 6)."""
     d = rep.data["linear"]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    fig, axes = page_figure(3, 3.2)
     axes[0].hist([d["mistakes"]["ce"], d["mistakes"]["focal"]], bins=np.linspace(0.5, 1, 21), label=["ce", "focal"])
     axes[0].set(xlabel="confidence of misclassified test points", ylabel="count", title="(a)")
     axes[0].legend()

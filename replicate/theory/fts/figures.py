@@ -12,6 +12,7 @@ import matplotlib.tri as mtri
 import numpy as np
 from scipy.special import softmax
 
+from ...plots import PAGE_WIDTH, page_figure
 from .._simplex import simplex_grid
 from .bounds import focal_calibration_logit
 from .calibration_map import (binary_focal_calibration_map, conditional_risk, focal_calibration_map,
@@ -39,7 +40,7 @@ def _triangle(ax, labels=("class 1", "class 2", "class 3")):
 def figure1(gammas_loss=(0.5, 3.0), gammas_map=(-0.5, 0.5, 1.0, 2.0, 3.0, 5.0)):
     """Fig. 1: properized focal loss on a positive vs focal loss and CE; the binary map."""
     q = np.linspace(0.002, 0.998, 400)
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    fig, (a, b) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.6), layout="constrained")
     a.plot(q, -np.log(q), color="k", label="cross-entropy")
     for g, col in zip(gammas_loss, ["C0", "C1"]):
         two = np.stack([1 - q, q], -1)
@@ -58,7 +59,7 @@ def figure1(gammas_loss=(0.5, 3.0), gammas_map=(-0.5, 0.5, 1.0, 2.0, 3.0, 5.0)):
 def figure2(report, gammas_right=(0.5, 2.0, 3.0)):
     """Fig. 2: minimax-closest 1/T against gamma (binary) and FC vs TS in logit scale."""
     fit = report["binary_fit"]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    fig, (a, b) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.6), layout="constrained")
     a.plot(fit["gammas"], 1 / fit["T"], "o", ms=3, label="closest 1/T (this book)")
     x = np.array([0.0, fit["gammas"].max()])
     a.plot(x, fit["slope"] * x + fit["intercept"], label="least-squares line")
@@ -80,7 +81,7 @@ def figure3(report, gamma_left=4.0):
     from .calibration_map import temperature_bounds
     from .bounds import tightest_temperature_bounds
 
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    fig, (a, b) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.6), layout="constrained")
     s = np.linspace(-20, 20, 801)
     fc_logit = focal_calibration_logit(s, gamma_left)
     (t1, t2), (u1, u2) = temperature_bounds(gamma_left), tightest_temperature_bounds(gamma_left)
@@ -109,7 +110,7 @@ def figure4(report, p=(0.55, 0.3, 0.15), gammas=(1.0, 3.0), percentiles=(3, 12, 
         risks[f"properized focal, γ={g:g}"] = conditional_risk(p, properized_focal_loss(q, g))
     xy = to_xy(q)
     tri = mtri.Triangulation(xy[:, 0], xy[:, 1])
-    fig, axes = plt.subplots(1, len(risks), figsize=(3.2 * len(risks), 3.4), layout="constrained")
+    fig, axes = page_figure(len(risks), 3.3, layout="constrained")
     for ax, (name, r) in zip(axes, risks.items()):
         _triangle(ax)
         ax.tricontour(tri, r, levels=np.percentile(r, percentiles), colors=["C0", "C1", "C2"])
@@ -129,7 +130,7 @@ def _arrows(ax, start, end, title):
 def figure5(report, gammas=(1.0, 3.0), resolution=10):
     """Fig. 5: arrows q -> FC(q) (top) and q -> TS(q) with the closest T (bottom)."""
     q = simplex_grid(resolution)
-    fig, axes = plt.subplots(2, len(gammas), figsize=(4 * len(gammas), 7.5), layout="constrained")
+    fig, axes = plt.subplots(2, len(gammas), figsize=(PAGE_WIDTH, 6.9), layout="constrained", squeeze=False)
     for col, g in enumerate(gammas):
         t = report["ternary_closest"][g]
         _arrows(axes[0, col], q, focal_calibration_map(q, g), f"focal calibration, γ={g:g}")
@@ -139,7 +140,7 @@ def figure5(report, gammas=(1.0, 3.0), resolution=10):
 
 def figure6(report):
     """Fig. 6: closest 1/T against gamma (3 and 4 classes) and the max deviation."""
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    fig, (a, b) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.6), layout="constrained")
     for key, n, paper in [("ternary_fit", 3, (0.64, 0.91)), ("quaternary_fit", 4, (0.47, 0.85))]:
         fit = report[key]
         line = a.plot(fit["gammas"], 1 / fit["T"], "o", ms=3, label=f"{n} classes")[0]
@@ -159,7 +160,7 @@ def figure7(report, pairs=((0.5, 0.8), (2.0, 0.46))):
     q = simplex_grid(report["sizes"]["simplex_res"])
     xy = to_xy(q)
     tri = mtri.Triangulation(xy[:, 0], xy[:, 1])
-    fig, axes = plt.subplots(1, len(pairs), figsize=(4.5 * len(pairs), 3.8), layout="constrained")
+    fig, axes = page_figure(len(pairs), 3.4, layout="constrained")
     top = np.argmax(q, -1)[:, None]
     for ax, (g, t) in zip(axes, pairs):
         d = (np.take_along_axis(focal_calibration_map(q, g), top, -1)

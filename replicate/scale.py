@@ -1,0 +1,275 @@
+"""The scale of a chapter's runs, said on the chapter's first screen (issue #24, item 3).
+
+Every experiment chapter opens with a box, built here from the runs the chapter shows and
+the profile they were trained at, that says how large the experiment is and what it can
+decide: training images, epochs and SGD steps, augmentation, network, test error, test-set
+size, and the ECE that a *perfectly calibrated* model would show at that test-set size.
+
+That last number is the noise floor of the ECE. The chapter *Measuring calibration*
+shows that the binned ECE of a calibrated predictor is not 0 but grows like
+``1/sqrt(N)`` as the test set shrinks. Here the floor is computed for the chapter's own
+models: each run's *calibrated twin* (:class:`CalibratedTwin`) keeps the run's test
+probabilities and draws each label from them, so its confidences mean exactly what they
+say; :func:`replicate.synthetic.estimator_study` (the Monte Carlo loop of that chapter)
+draws ``reps`` such test sets and averages their ECE (15 equal-width bins, the papers'
+metric). :func:`clt_floor` is the chapter's central-limit prediction of the same number,
+``sum_b sqrt(2 v_b / pi) / N`` with ``v_b`` the summed ``c (1 - c)`` of bin ``b``.
+
+- :func:`describe` -> :class:`Scale`, the numbers;
+- :func:`box` -> :class:`ScaleBox`, a MyST admonition (``text/markdown``, for
+  ``{glue:md}`` at the top of the chapter) with the same text as HTML (``text/html``, for
+  the cross-page ``{glue:any}`` of the book's introduction).
+
+What the box says a profile can and cannot decide is :data:`VERDICT_SCOPE`, one entry per
+profile, so a chapter rendered at ``gpu`` says so with its own numbers.
+"""
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import metrics
+from .profiles import get_profile
+from .synthetic import as_generator, estimator_study
+
+#: Training images of the official training split, for runs that train on all of it
+#: (``n_train`` None): the validation images are taken out of these.
+OFFICIAL_TRAIN = {"cifar10": 50_000, "cifar100": 50_000, "svhn": 73_257, "tiny_imagenet": 100_000}
+#: Simulated test sets per run for the noise floor.
+FLOOR_REPS = 100
+N_BINS = 15
+
+#: profile -> (what its runs can decide, what they cannot); ``{floor}`` is the noise floor.
+VERDICT_SCOPE = {
+    "smoke": ("nothing about the papers: these runs only show that the code runs end to end",
+              "any claim of any paper"),
+    "cpu": ("whether a paper's conclusion survives in a small, short, unaugmented setting: the "
+            "direction of an effect (which losses lower the ECE before temperature scaling, whether "
+            "temperature scaling closes the gap) when it is larger than the noise floor",
+            "the papers' numbers, or whether a conclusion holds for the papers' networks trained to "
+            "convergence; nor a difference of ECE between two single runs that is about the size of "
+            "the noise floor ({floor} %)"),
+    "gpu": ("whether a paper's conclusion holds for its network on the full training set with a "
+            "schedule one tenth as long as the paper's, for differences larger than the noise floor",
+            "the papers' exact numbers (350 epochs, float32), effects that appear only late in a long "
+            "schedule, or differences of ECE about the size of the noise floor ({floor} %)"),
+    "paper": ("the papers' numbers, on the papers' protocol (up to the copy of the data and the seeds)",
+              "differences of ECE about the size of the noise floor ({floor} %) or of the spread over "
+              "seeds"),
+}
+
+__all__ = ["OFFICIAL_TRAIN", "VERDICT_SCOPE", "CalibratedTwin", "calibrated_ece", "clt_floor", "Scale",
+           "describe", "ScaleBox", "box"]
+
+
+# ----------------------------------------------------------------------------- noise floor
+class CalibratedTwin:
+    """A perfectly calibrated model with the test probabilities ``probs`` (N x K) of a run:
+    :meth:`sample_probs` returns the probabilities and labels drawn from them (row by row),
+    so that for every row the top-1 prediction is right with probability its confidence.
+    A sample of another size resamples the rows with replacement."""
+
+    def __init__(self, probs):
+        p = np.asarray(probs, dtype=np.float64)
+        if p.ndim != 2 or p.shape[1] < 2 or not len(p):
+            raise ValueError(f"probs must have shape (N, K) with N >= 1, K >= 2; got {p.shape}")
+        if not np.all(np.isfinite(p)) or np.any(p < 0) or not np.allclose(p.sum(axis=1), 1.0, atol=1e-3):
+            raise ValueError("probs must be finite, non-negative rows that sum to 1")
+        self.probs = p / p.sum(axis=1, keepdims=True)
+
+    def sample_probs(self, n: int, rng=None) -> tuple[np.ndarray, np.ndarray]:
+        g = as_generator(rng)
+        p = self.probs if n == len(self.probs) else self.probs[g.integers(0, len(self.probs), size=n)]
+        cdf = np.cumsum(p, axis=1)
+        labels = (cdf < g.random(len(p))[:, None] * cdf[:, -1:]).sum(axis=1)
+        return p, np.minimum(labels, p.shape[1] - 1).astype(np.int64)
+
+
+def calibrated_ece(probs, n_bins: int = N_BINS, reps: int = FLOOR_REPS, rng=0) -> tuple[float, float]:
+    """Mean and standard deviation of the ECE (fractions; ``n_bins`` equal-width bins) of the
+    :class:`CalibratedTwin` of ``probs`` over ``reps`` test sets of ``len(probs)`` labels."""
+    twin = CalibratedTwin(probs)
+    study = estimator_study(twin, {"ECE": lambda p, y: metrics.ece(p, y, n_bins=n_bins, validate=False)},
+                            [len(twin.probs)], reps, rng=rng)
+    return float(study.estimate.mean()), float(study.estimate.std(ddof=1)) if reps > 1 else math.nan
+
+
+def clt_floor(probs, n_bins: int = N_BINS) -> float:
+    """Central-limit prediction of :func:`calibrated_ece`'s mean (a fraction): for a
+    calibrated predictor ``E|S_b| = sqrt(2 v_b / pi)`` with ``v_b = sum c (1 - c)`` over the
+    bin's samples (the chapter *Measuring calibration*, ``BetaModel.expected_binned_ece``)."""
+    conf = np.asarray(probs, dtype=np.float64).max(axis=1)
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    idx = np.clip(np.searchsorted(edges, conf, side="left") - 1, 0, n_bins - 1)  # (lower, upper]
+    v = np.bincount(idx, weights=conf * (1 - conf), minlength=n_bins)
+    return float(np.sqrt(2 * v / np.pi).sum() / len(conf))
+
+
+# ----------------------------------------------------------------------------- the numbers
+def _runs(runs) -> list:
+    """The image runs of ``runs``: a mapping of runs (any keys), or of such mappings
+    (``{"image": {...}, "text": {...}}`` as :func:`replicate.comparison.train` returns)."""
+    if isinstance(runs, Mapping):
+        values = list(runs.values())
+        if values and all(isinstance(v, Mapping) for v in values):
+            return _runs(runs["image"]) if "image" in runs else [r for v in values for r in _runs(v)]
+    else:
+        values = list(runs)
+    out = [r for r in values if r.resolved.get("kind", "image") == "image"]
+    if not out:
+        raise ValueError("runs must hold at least one image run")
+    return out
+
+
+def _network(resolved: dict) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in sorted(resolved.get("model_params", {}).items()))
+    return resolved["model"] + (f" ({params})" if params else "")
+
+
+def _span(values, fmt="{:,}") -> str:
+    lo, hi = min(values), max(values)
+    return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}-{fmt.format(hi)}"
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The scale of a set of runs (see :func:`describe`); errors and floors in percent."""
+
+    profile: str
+    data: str
+    networks: tuple[str, ...]
+    n_runs: int
+    seeds: tuple[int, ...]
+    n_train: int
+    n_val: int
+    n_test: int
+    epochs: tuple[int, ...]
+    batch_size: int
+    steps: tuple[int, ...]
+    augment: bool
+    precision: str
+    error: tuple[float, float]
+    floor: tuple[float, float]
+    floor_reps: int
+    paper_n_train: int
+    paper_epochs: int
+    paper_steps: int
+
+    @property
+    def floor_text(self) -> str:
+        lo, hi = self.floor
+        return f"{lo:.1f}" if round(lo, 1) == round(hi, 1) else f"{lo:.1f}-{hi:.1f}"
+
+
+def _n_train(resolved: dict) -> int:
+    if resolved.get("n_train"):
+        return int(resolved["n_train"])
+    total = OFFICIAL_TRAIN.get(resolved["dataset"])
+    if total is None:
+        raise ValueError(f"the training-set size of {resolved['dataset']!r} is not known here; add it to OFFICIAL_TRAIN")
+    return total - int(resolved.get("data", {}).get("val_size", 0))
+
+
+def describe(runs, data_name: str | None = None, reps: int = FLOOR_REPS, rng=0) -> Scale:
+    """The :class:`Scale` of the image runs of ``runs`` (see :func:`_runs`): profile, data
+    (``data_name``, else the runs' recorded data copy), networks, seeds, split sizes, epochs,
+    SGD steps (``epochs * ceil(n_train / batch)``), augmentation, precision, the range of
+    test errors, and the range over runs of the noise floor (:func:`calibrated_ece`). The
+    papers' training-set size, epochs and steps come from the ``paper`` profile."""
+    chosen = _runs(runs)
+    profiles = sorted({r.config.profile for r in chosen})
+    if len(profiles) != 1:
+        raise ValueError(f"runs must come from one profile; got {profiles}")
+    res = [r.resolved for r in chosen]
+    train = [x["train"] for x in res]
+    n_train = sorted({_n_train(x) for x in res})
+    batch = sorted({t["batch_size"] for t in train})
+    if len(n_train) != 1 or len(batch) != 1:
+        raise ValueError(f"runs must share the training-set size and batch size; got {n_train} and {batch}")
+    epochs = tuple(sorted({int(t["epochs"]) for t in train}))
+    per_epoch = math.ceil(n_train[0] / batch[0])
+    test = [r.logits("test") for r in chosen]
+    g = as_generator(rng)
+    floors = [100 * calibrated_ece(metrics.probs_from_logits(z), reps=reps, rng=g)[0] for z, _ in test]
+    errors = [100 * float(np.mean(np.argmax(z, axis=1) != y)) for z, y in test]
+    if data_name is None:
+        from .comparison import data_name as recorded_name
+
+        data_name = recorded_name(chosen[0])
+    paper = get_profile("paper")
+    paper_train = _n_train({**res[0], "n_train": None})
+    return Scale(
+        profile=profiles[0], data=data_name, networks=tuple(sorted({_network(x) for x in res})),
+        n_runs=len(chosen), seeds=tuple(sorted({int(t["seed"]) for t in train})), n_train=n_train[0],
+        n_val=int(res[0].get("n_val") or res[0].get("data", {}).get("val_size", 0)),
+        n_test=len(test[0][1]), epochs=epochs, batch_size=batch[0], steps=tuple(e * per_epoch for e in epochs),
+        augment=all(bool(t["augment"]) for t in train), precision=str(train[0].get("precision", "float32")),
+        error=(min(errors), max(errors)), floor=(min(floors), max(floors)), floor_reps=reps,
+        paper_n_train=paper_train, paper_epochs=paper.epochs,
+        paper_steps=paper.epochs * math.ceil(paper_train / paper.batch_size))
+
+
+# ----------------------------------------------------------------------------- the box
+def _items(s: Scale, link: str | None) -> tuple[str, list[tuple[str, str]]]:
+    scope = VERDICT_SCOPE.get(s.profile, VERDICT_SCOPE["paper"])
+    can, cannot = (x.format(floor=s.floor_text) for x in scope)
+    papers = s.profile in ("paper",)
+    epochs = _span(s.epochs)
+    steps = _span(s.steps)
+    seeds = ", ".join(map(str, s.seeds))
+    title = f"The scale of these experiments: profile {s.profile}"
+    items = [
+        ("Data", f"{s.data}: {s.n_train:,} training images, {s.n_val:,} validation images and "
+                 f"{s.n_test:,} test images" + ("" if papers else
+                                                 f" (the papers train on {s.paper_n_train:,} images)")),
+        ("Training", f"{', '.join(s.networks)}; {epochs} epochs of batch {s.batch_size}, {steps} SGD steps"
+                     + ("" if papers else f" (the papers: {s.paper_epochs} epochs, {s.paper_steps:,} steps)")
+                     + "; " + ("training images augmented (random crop and flip)" if s.augment
+                               else "no augmentation (the papers crop and flip)")
+                     + (f"; {s.precision}" if s.precision != "float32" else "")),
+        ("Runs", f"{s.n_runs} run{'s' if s.n_runs != 1 else ''}, seed{'s' if len(s.seeds) != 1 else ''} {seeds}; "
+                 f"test error {_span([s.error[0], s.error[1]], '{:.1f}')} %"),
+        ("Noise floor", f"a perfectly calibrated model with these runs' test confidences would show an ECE of "
+                        f"{s.floor_text} % on {s.n_test:,} test images (15 equal-width bins; mean of "
+                        f"{s.floor_reps} simulated test sets per run" + (f"; see {link}" if link else "") + ")"),
+        ("This scale can decide", can),
+        ("It cannot decide", cannot),
+    ]
+    return title, items
+
+
+#: Where the noise floor is explained, as a MyST link from a chapter in book/chapters/.
+FLOOR_LINK = "[Measuring calibration](measuring_calibration.ipynb#how-the-bias-depends-on-the-number-of-examples)"
+
+
+class ScaleBox:
+    """The box: ``_repr_markdown_`` is a MyST admonition (with a link to the noise-floor
+    section), ``_repr_html_`` the same text as an HTML admonition (no link), ``scale`` the
+    numbers."""
+
+    def __init__(self, scale: Scale):
+        self.scale = scale
+
+    def _repr_markdown_(self) -> str:
+        title, items = _items(self.scale, FLOOR_LINK)
+        body = "\n".join(f"- **{k}**: {v}." for k, v in items)
+        return f":::{{admonition}} {title}\n:class: important\n\n{body}\n:::\n"
+
+    def _repr_html_(self) -> str:
+        title, items = _items(self.scale, "the chapter Measuring calibration")
+        lis = "".join(f"<li><p><strong>{html.escape(k)}</strong>: {html.escape(v)}.</p></li>" for k, v in items)
+        return (f'<div class="admonition important"><p class="admonition-title">{html.escape(title)}</p>'
+                f"<ul>{lis}</ul></div>")
+
+    def __str__(self) -> str:
+        title, items = _items(self.scale, None)
+        return title + "\n" + "\n".join(f"- {k}: {v}." for k, v in items)
+
+
+def box(runs, data_name: str | None = None, reps: int = FLOOR_REPS, rng=0) -> ScaleBox:
+    """The scale box of the image runs of ``runs`` (see :func:`describe`)."""
+    return ScaleBox(describe(runs, data_name, reps=reps, rng=rng))
