@@ -83,7 +83,7 @@ def link_curves(searches: dict, gamma: float, metrics=("nll", "adaece"), caption
         if not np.isclose(s["gamma"], gamma).any():
             raise ValueError(f"searches[{label!r}] has no gamma {gamma!r}; it has {sorted(set(s['gamma']))}")
     names = {"nll": "validation log-loss", "adaece": "validation equal-mass ECE", "ece": "validation ECE"}
-    from .plots import page_figure
+    from ...plots import page_figure
 
     fig, axes = page_figure(len(metrics) + 1, 2.9)
     for i, (label, s) in enumerate(searches.items()):
