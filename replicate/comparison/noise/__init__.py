@@ -1,0 +1,56 @@
+"""Do our runs resolve a comparison? ``holds``, ``fails`` or ``inconclusive`` for a claim on our runs.
+
+A comparative claim ("A has a lower ECE than B", "A is the best of N", "the optimal T is
+close to 1") is decided on our runs by one rule, whatever the chapter:
+
+1. the quantity the claim is about gets an interval at level ``1 - alpha`` (95 %) that
+   holds the runs' noise:
+
+   - a difference ``a - b`` between two methods, with at least :data:`MIN_SEEDS` seeds:
+     the paired t interval over seeds (:func:`replicate.comparison.stats.paired_comparison`,
+     the test the leaderboard uses; both methods trained with the same seeds);
+   - with fewer seeds: a **paired bootstrap over the test examples**
+     (:func:`paired_bootstrap`): each resample draws ``n`` test indices with replacement,
+     the same indices for both methods (and for every seed: they share one test set), the
+     metric is recomputed on the resample (ECE: the samples re-binned and the bins
+     re-summed, vectorised over resamples), and the percentile interval of ``a - b`` is
+     taken. It holds the noise of the finite test set, not the noise of training (another
+     seed trains another model): with one seed nothing can measure that;
+   - "best of N": the bootstrap rank intervals of the leaderboard
+     (:func:`replicate.comparison.board.rank_intervals`: test examples, and seeds when
+     there are several, resampled with the same draws for every method);
+   - "close to a value" for a temperature: the t interval of the mean optimal T over seeds,
+     or with fewer seeds a bootstrap over the *validation* examples with T chosen again
+     on each resample (:func:`temperature_bootstrap`, vectorised over the T grid).
+
+2. ``holds`` when the whole interval lies on the side the claim states (the runs resolve
+   the claimed direction); ``fails`` when it lies wholly on the contrary side (the runs
+   resolve the contrary; two identical models, difference exactly 0, are not "lower");
+   ``inconclusive`` otherwise, with what would decide it: the seeds a paired t-test would
+   need (:func:`replicate.comparison.stats.seeds_needed`, 80 % power at the 5 % level) or,
+   with the bootstrap, about how many test examples would (:func:`test_size_needed`).
+
+Every function refuses bad input with a one-line error before any resampling. The
+decision itself is :func:`decide` (a difference) and :func:`decide_within` (a value in a
+range); :func:`compare`, :func:`best_of` and :func:`temperature_near` compute the interval
+from the runs and call them.
+"""
+from . import claim_tests, comparisons, evidence, resampling, rule, temperatures  # noqa: F401
+from .claim_tests import (all_of, best, detects, higher, in_rows, lower, near, near_one, not_tested, row_readings,
+                          t_higher)
+from .comparisons import best_of, compare
+from .evidence import RunEvidence, as_rows, calibrated, temperatures_of
+from .resampling import (N_BINS, VECTORISED, check_metric, interval, metric_label, metrics_allowed,
+                         paired_bootstrap, resampled, score, table_intervals)
+from .resampling import _draws, _multiplicity  # noqa: F401  (the tests' oracles draw the same resamples)
+from .rule import (ALPHA, CLAIMED, MIN_SEEDS, N_BOOT, POWER, Resolution, all_hold, decide, decide_within, tally,
+                   test_size_needed)
+from .temperatures import temperature_bootstrap, temperature_compare, temperature_near
+from .temperatures import _temperature_rows  # noqa: F401  (checked against posthoc.fit_temperature)
+
+__all__ = ["ALPHA", "CLAIMED", "MIN_SEEDS", "N_BINS", "N_BOOT", "POWER", "VECTORISED", "Resolution", "RunEvidence",
+           "all_hold", "all_of", "as_rows", "best", "best_of", "detects", "in_rows", "near_one", "not_tested",
+           "row_readings", "tally", "calibrated", "check_metric", "compare", "decide", "decide_within", "higher",
+           "interval", "lower", "metric_label", "metrics_allowed", "near", "paired_bootstrap", "resampled", "score",
+           "t_higher", "table_intervals", "temperature_bootstrap", "temperature_compare", "temperature_near",
+           "temperatures_of", "test_size_needed"]
