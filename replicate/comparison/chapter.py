@@ -59,11 +59,14 @@ def not_in_store(profile: str) -> str:
 
 
 def chapter_log(paper: str, chapter: str, claims, summaries: dict, missing: dict | None = None,
-                section: str = SECTION) -> ClaimLog:
+                section: str = SECTION, runs: dict | None = None) -> ClaimLog:
     """A chapter's claims table: every claim of ``claims`` (its ``rules()``) decided on each
     side of ``summaries`` (``{evidence label: evidence}``), and "not tested" with the reason
-    for each label of ``missing``."""
-    return log_claims(ClaimLog(paper, chapter, kind="experiment", section=section), claims, summaries, missing)
+    for each label of ``missing``. ``runs`` (``{evidence label: RunEvidence or {row:
+    RunEvidence}}``) are our runs behind a label: there a claim with a noise test is decided
+    within the runs' noise (:func:`replicate.comparison.verdicts.log_claims`)."""
+    return log_claims(ClaimLog(paper, chapter, kind="experiment", section=section), claims, summaries, missing,
+                      runs)
 
 
 def verdict_counts(frame, sides: Mapping[str, str], per_claim: bool = False) -> dict[str, str]:

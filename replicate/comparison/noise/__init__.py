@@ -39,7 +39,7 @@ from . import claim_tests, comparisons, evidence, resampling, rule, temperatures
 from .claim_tests import (all_of, best, detects, higher, in_rows, lower, near, near_one, not_tested, row_readings,
                           t_higher)
 from .comparisons import best_of, compare
-from .evidence import RunEvidence, as_rows, calibrated, temperatures_of
+from .evidence import RunEvidence, as_rows, calibrated, of_runs, temperatures_of
 from .resampling import (N_BINS, VECTORISED, check_metric, interval, metric_label, metrics_allowed,
                          paired_bootstrap, resampled, score, table_intervals)
 from .resampling import _draws, _multiplicity  # noqa: F401  (the tests' oracles draw the same resamples)
@@ -49,7 +49,7 @@ from .temperatures import temperature_bootstrap, temperature_compare, temperatur
 from .temperatures import _temperature_rows  # noqa: F401  (checked against posthoc.fit_temperature)
 
 __all__ = ["ALPHA", "CLAIMED", "MIN_SEEDS", "N_BINS", "N_BOOT", "POWER", "VECTORISED", "Resolution", "RunEvidence",
-           "all_hold", "all_of", "as_rows", "best", "best_of", "detects", "in_rows", "near_one", "not_tested",
+           "all_hold", "all_of", "as_rows", "of_runs", "best", "best_of", "detects", "in_rows", "near_one", "not_tested",
            "row_readings", "tally", "calibrated", "check_metric", "compare", "decide", "decide_within", "higher",
            "interval", "lower", "metric_label", "metrics_allowed", "near", "paired_bootstrap", "resampled", "score",
            "t_higher", "table_intervals", "temperature_bootstrap", "temperature_compare", "temperature_near",

@@ -58,13 +58,25 @@ class RunEvidence:
     :meth:`cells` gives the calibrated test probabilities before (``scaled=False``) or after
     temperature scaling with the T of ``frame`` (a :func:`replicate.comparison.evaluate_runs`
     frame: the T the chapter's table used for ``metric``), computed once per setting.
-    ``name`` names the table row the runs make ("cifar10, tiny_cnn"). Tests remember their
-    results (:meth:`memo`): claims that share a comparison compute it once."""
+    ``name`` names the table row the runs make ("cifar10, tiny_cnn"). ``board``, the
+    leaderboard's calibrations ``{(method, seed, setting): Calibrated}``
+    (:func:`replicate.comparison.board.calibrate_runs`), replaces both: :meth:`cells` then
+    reads its settings "none" and "ts", :meth:`setting` any of them ("fts"). Tests remember
+    their results (:meth:`memo`): claims that share a comparison compute it once."""
 
-    def __init__(self, runs: dict, frame=None, name: str = "our runs"):
+    def __init__(self, runs: dict, frame=None, name: str = "our runs", board: dict | None = None):
         if not isinstance(runs, dict) or not runs:
             raise ValueError("runs must be a non-empty dict (method, seed) -> Run")
-        self.runs, self.frame, self.name, self._cells, self._memo = runs, frame, name, {}, {}
+        self.runs, self.frame, self.name, self.board, self._cells, self._memo = runs, frame, name, board, {}, {}
+
+    def setting(self, setting: str) -> dict:
+        """``{(method, seed): Calibrated}`` of the leaderboard's post-hoc ``setting`` (needs ``board``)."""
+        if self.board is None:
+            raise ValueError("post-hoc settings need board (the leaderboard's calibrate_runs output)")
+        cells = {(m, s): c for (m, s, st), c in self.board.items() if st == setting}
+        if not cells:
+            raise ValueError(f"board has no runs calibrated by setting {setting!r}")
+        return cells
 
     @property
     def methods(self) -> list:
@@ -78,6 +90,8 @@ class RunEvidence:
         return self._memo[key]
 
     def cells(self, scaled: bool = False, metric: str = "ece") -> dict:
+        if self.board is not None:
+            return self.setting("ts" if scaled else "none")
         key = (bool(scaled), metric if scaled else "")
         if key not in self._cells:
             if not scaled:
@@ -111,3 +125,13 @@ def as_rows(evidence) -> dict:
     if isinstance(evidence, dict) and evidence and all(isinstance(v, RunEvidence) for v in evidence.values()):
         return dict(evidence)
     raise ValueError("evidence must be a RunEvidence or a non-empty dict row name -> RunEvidence")
+
+
+def of_runs(runs: dict, frame=None) -> RunEvidence:
+    """:class:`RunEvidence` of a chapter's runs of one table row, named "dataset, model"
+    (``frame``: the :func:`replicate.comparison.evaluate_runs` frame whose T the chapter's
+    post-T numbers used)."""
+    if not isinstance(runs, dict) or not runs:
+        raise ValueError("runs must be a non-empty dict (method, seed) -> Run")
+    run = next(iter(runs.values()))
+    return RunEvidence(runs, frame, f"{run.resolved['dataset']}, {run.resolved['model']}")
