@@ -8,12 +8,19 @@ number is seen:
   :data:`T_TOLERANCE`, from Mukhoti et al. (2020, Sec. 6): the temperatures of their focal
   models are "mostly lying between 0.9 and 1.1"; on our runs the interval of T must lie in
   :data:`T_NEAR_ONE` (:func:`replicate.comparison.noise.near`);
+- "the optimal temperature is 1" (Tao et al. 2023: "all optimal temperatures of DFL are 1"):
+  the grid value 1.0, i.e. ``|T - 1| <`` :data:`T_IS_ONE_TOLERANCE`, half the step of the
+  papers' grid 0.1, 0.2, ..., 10.0 (a T "below 1" is a grid value below 1.0);
 - "in k of N cases", "in most cases", "in every case" / "consistently" over rows: at least
   :func:`needed` rows, decided by :func:`replicate.comparison.noise.tally` ("most" is more
   than half, "almost all" at least :data:`ALMOST_ALL`);
-- "detects out-of-distribution inputs": an AUROC whose 95 % interval lies above
-  :data:`CHANCE_AUROC` (50 %); an OOD-detection claim on models none of which detects better
-  than chance is about a regime our models are not in, and is ``not tested``.
+- "detects out-of-distribution inputs": an OOD-detection claim is about models that tell
+  OOD inputs from in-distribution ones, which the usual reading of an AUROC calls
+  "acceptable discrimination" from :data:`DETECTS_AUROC` (70 %) up (0.5 is no discrimination;
+  Hosmer, Lemeshow and Sturdivant, *Applied Logistic Regression*, 3rd ed., Sec. 5.2.4). When
+  the 95 % interval of every compared model's AUROC lies below it (they detect at or near
+  chance), the models are not in the regime the claim speaks of, and the claim is ``not
+  tested`` with that reason (:func:`replicate.comparison.noise.detects`).
 """
 from __future__ import annotations
 
@@ -23,10 +30,15 @@ import math
 #: "mostly lying between 0.9 and 1.1").
 T_TOLERANCE = 0.1
 T_NEAR_ONE = (1 - T_TOLERANCE, 1 + T_TOLERANCE)
+#: "the optimal T is 1": the grid value 1.0, |T - 1| < 0.05 (half the grid step 0.1).
+T_IS_ONE_TOLERANCE = 0.05
+T_IS_ONE = (1 - T_IS_ONE_TOLERANCE, 1 + T_IS_ONE_TOLERANCE)
 #: "almost all": at least this share of the rows.
 ALMOST_ALL = 0.8
 #: An AUROC (%) of a detector no better than chance.
 CHANCE_AUROC = 50.0
+#: The AUROC (%) from which a detector discriminates acceptably (Hosmer & Lemeshow).
+DETECTS_AUROC = 70.0
 QUANTIFIERS = ("every", "most", "almost all", "any")
 
 
@@ -52,3 +64,8 @@ def needed(quantifier, n: int) -> int:
 def near_one_text() -> str:
     """The rule in words, for a claim row's "how" text and the chapters' prose."""
     return f"|T − 1| <= {T_TOLERANCE:g} (T in [{T_NEAR_ONE[0]:g}, {T_NEAR_ONE[1]:g}])"
+
+
+def is_one_text() -> str:
+    """The rule of "the optimal T is 1" in words."""
+    return f"|T − 1| < {T_IS_ONE_TOLERANCE:g} (the grid value 1.0)"

@@ -30,14 +30,21 @@ close to 1") is decided on our runs by one rule, whatever the chapter:
    need (:func:`replicate.comparison.stats.seeds_needed`, 80 % power at the 5 % level) or,
    with the bootstrap, about how many test examples would (:func:`test_size_needed`).
 
+The package, by concept: :mod:`.rule` (the decision, :func:`tally` for claims over rows),
+:mod:`.resampling` (metrics on resamples, the paired bootstrap, a cell's interval),
+:mod:`.comparisons` (:func:`compare`, :func:`best_of`), :mod:`.temperatures`,
+:mod:`.evidence` (runs -> calibrated cells, :class:`RunEvidence`) and :mod:`.claim_tests`
+(a claim's test: :func:`lower`, :func:`best`, :func:`in_rows`, ...). The thresholds of the
+papers' vague words are :mod:`replicate.comparison.wording`.
+
 Every function refuses bad input with a one-line error before any resampling. The
 decision itself is :func:`decide` (a difference) and :func:`decide_within` (a value in a
 range); :func:`compare`, :func:`best_of` and :func:`temperature_near` compute the interval
 from the runs and call them.
 """
 from . import claim_tests, comparisons, evidence, resampling, rule, temperatures  # noqa: F401
-from .claim_tests import (all_of, best, detects, higher, in_rows, lower, near, near_one, not_tested, row_readings,
-                          t_higher)
+from .claim_tests import (all_of, at_most, best, detects, higher, in_rows, lower, method_labels, near, near_one,
+                          negated, not_tested, readings_of, row_readings, t_higher)
 from .comparisons import best_of, compare
 from .evidence import RunEvidence, as_rows, calibrated, of_runs, temperatures_of
 from .resampling import (N_BINS, VECTORISED, check_metric, interval, metric_label, metrics_allowed,
@@ -49,8 +56,9 @@ from .temperatures import temperature_bootstrap, temperature_compare, temperatur
 from .temperatures import _temperature_rows  # noqa: F401  (checked against posthoc.fit_temperature)
 
 __all__ = ["ALPHA", "CLAIMED", "MIN_SEEDS", "N_BINS", "N_BOOT", "POWER", "VECTORISED", "Resolution", "RunEvidence",
-           "all_hold", "all_of", "as_rows", "of_runs", "best", "best_of", "detects", "in_rows", "near_one", "not_tested",
-           "row_readings", "tally", "calibrated", "check_metric", "compare", "decide", "decide_within", "higher",
-           "interval", "lower", "metric_label", "metrics_allowed", "near", "paired_bootstrap", "resampled", "score",
-           "t_higher", "table_intervals", "temperature_bootstrap", "temperature_compare", "temperature_near",
-           "temperatures_of", "test_size_needed"]
+           "all_hold", "all_of", "as_rows", "at_most", "best", "best_of", "calibrated", "check_metric", "compare",
+           "decide", "decide_within", "detects", "higher", "in_rows", "interval", "lower", "metric_label",
+           "method_labels", "metrics_allowed", "near", "near_one", "negated", "not_tested", "of_runs", "paired_bootstrap",
+           "readings_of", "resampled", "row_readings", "score", "t_higher", "table_intervals", "tally",
+           "temperature_bootstrap", "temperature_compare", "temperature_near", "temperatures_of",
+           "test_size_needed"]

@@ -1,12 +1,14 @@
 """A claim's noise test, built from the comparisons and read on a :class:`RunEvidence` (one
 row of our runs) or on ``{row: RunEvidence}`` (several rows):
 
-- one comparison: :func:`lower`, :func:`higher`, :func:`best` (best of N, by rank
-  intervals), :func:`near` (an optimal temperature in a range), :func:`t_higher`;
+- one comparison: :func:`lower`, :func:`higher`, :func:`at_most` (within a margin),
+  :func:`best` (best of N, by rank intervals), :func:`near` (an optimal temperature in a
+  range; :func:`near_one`, the book's "close to 1"), :func:`t_higher`;
 - parts that must all hold: :func:`all_of`;
 - over rows: :func:`in_rows` ("in k of N rows", "most", "every", counted by
   :func:`tally`) and :func:`row_readings` (a sentence read with two quantifiers);
-- the regime an OOD-detection claim speaks of: :func:`detects`.
+- the regime an OOD-detection claim speaks of: :func:`detects` (not tested on models that
+  detect at or near chance).
 
 Every test returns a :class:`Resolution`; a test that cannot run on the runs it is given (a
 method without runs, models outside the claim's regime) returns one whose outcome is
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from ...claims import INCONCLUSIVE, NOT_TESTED, Outcome, readings, untested
+from ...claims import INCONCLUSIVE, NOT_TESTED, Outcome, inconclusive, readings, untested
 from .. import wording
 from .comparisons import best_of, compare
 from .evidence import RunEvidence, as_rows
@@ -61,7 +63,15 @@ def higher(a: str, b: str, metric: str = "ece", scaled: bool = False, **kw):
     return _pair(a, b, metric, scaled, "higher", kw)
 
 
+def methodmethod_labels() -> dict:
+    from ..methods import METHODS
+
+    return {"adafocal": "AdaFocal", **{k: m.short for k, m in METHODS.items()}}
+
+
 def _pair(a, b, metric, scaled, claimed, kw):
+    kw = {"labels": method_labels(), **kw}
+
     def test(ev) -> Resolution:
         ev = _one(ev)
         return _absent(ev, a, b) or ev.memo(("compare", a, b, metric, bool(scaled), claimed, _key(kw)),
@@ -69,9 +79,35 @@ def _pair(a, b, metric, scaled, claimed, kw):
     return test
 
 
+def at_most(a: str, b: str, margin: float, metric: str = "ece", scaled: bool = False, **kw):
+    """A claim's noise test: ``a``'s ``metric`` exceeds ``b``'s by at most ``margin`` points
+    ("without a significant loss in accuracy", "very similar"): the interval of ``a - b``
+    (:func:`compare`) ``holds`` when it lies at or below ``margin``, ``fails`` when it lies
+    wholly above, else ``inconclusive``."""
+    margin = float(margin)
+
+    def test(ev) -> Resolution:
+        ev = _one(ev)
+        if (gone := _absent(ev, a, b)):
+            return gone
+        r = _pair(a, b, metric, scaled, "lower", kw)(ev)
+        needs = (f"seeds or a larger test set: the interval [{r.low:.2f}, {r.high:.2f}] of the difference "
+                 f"straddles the margin {margin:g}")
+        if r.high <= margin:
+            outcome = Outcome("holds")
+        elif r.low > margin:
+            outcome = Outcome("fails")
+        else:
+            outcome = inconclusive(needs)
+        return Resolution(r.estimate, r.low, r.high, r.test, needs if outcome.verdict == INCONCLUSIVE else "",
+                          outcome, f"{r.text}; margin {margin:g}", r.details)
+    return test
+
+
 def best(method: str, among=None, metric: str = "ece", scaled: bool = False, **kw):
     """A claim's noise test: ``method`` is the best of ``among`` (default every method of the
-    runs; methods without runs are left out) by ``metric`` (:func:`best_of`)."""
+    runs; methods without runs are left out) by ``metric`` (:func:`best_of`; ``top=k``:
+    among the k best)."""
     def test(ev) -> Resolution:
         ev = _one(ev)
         if (gone := _absent(ev, method)):
@@ -79,8 +115,9 @@ def best(method: str, among=None, metric: str = "ece", scaled: bool = False, **k
         pool = [m for m in (ev.methods if among is None else dict.fromkeys(among)) if m in ev.methods]
         if len(pool) < 2:
             return not_tested(f"no other method of the claim has runs in {ev.name}")
+        args = {"labels": method_labels(), **kw}
         return ev.memo(("best", method, tuple(pool), metric, bool(scaled), _key(kw)),
-                       lambda: best_of(ev.cells(scaled, metric), method, metric, pool, **kw))
+                       lambda: best_of(ev.cells(scaled, metric), method, metric, pool, **args))
     return test
 
 
@@ -98,7 +135,7 @@ def near(method: str, lo: float, hi: float, metric: str = "ece", **kw):
                              f"again by validation ECE); got {metric!r}")
         return ev.memo(("near", method, lo, hi, metric, _key(kw)),
                        lambda: temperature_near(ts, lo, hi, val=ev.val(method) if few else None,
-                                                what=f"T of {method}", **kw))
+                                                what=f"T of {method_labels().get(method, method)}", **kw))
     return test
 
 
@@ -121,8 +158,38 @@ def t_higher(a: str, b: str, metric: str = "ece", **kw):
                              f"again by validation ECE); got {metric!r}")
         return ev.memo(("t_higher", a, b, metric, _key(kw)),
                        lambda: temperature_compare(ta, tb, "higher", ev.val(a) if few else None,
-                                                   ev.val(b) if few else None, what=f"T({a}) − T({b})", **kw))
+                                                   ev.val(b) if few else None,
+                                                   what=f"T({method_labels().get(a, a)}) − T({method_labels().get(b, b)})", **kw))
     return test
+
+
+def negated(test):
+    """The contrary of ``test`` ("T is not close to 1"): its ``holds`` and ``fails`` swapped,
+    ``inconclusive`` and ``not tested`` kept."""
+    def run(ev) -> Resolution:
+        r = test(ev)
+        if r.verdict not in ("holds", "fails"):
+            return r
+        flip = Outcome("fails" if r.verdict == "holds" else "holds")
+        return Resolution(r.estimate, r.low, r.high, r.test, "", flip, f"not: {r.text}", r.details)
+    return run
+
+
+def readings_of(**tests):
+    """A sentence read several ways, each reading its own test (``worst=..., above_ce=...``):
+    the verdicts combined by :func:`replicate.claims.readings`."""
+    if len(tests) < 2:
+        raise ValueError("readings_of needs at least two named tests")
+
+    def run(ev) -> Resolution:
+        got = {name: t(ev) for name, t in tests.items()}
+        outcome = readings(**{name: r.outcome for name, r in got.items()})
+        return Resolution(math.nan, math.nan, math.nan, "; ".join(dict.fromkeys(r.test for r in got.values()
+                                                                                if r.test)),
+                          outcome.note if outcome.verdict == INCONCLUSIVE else "", outcome,
+                          " | ".join(f"{name.replace('_', ' ')}: {r.text}" for name, r in got.items()),
+                          {"readings": got})
+    return run
 
 
 def _joined(parts: list, outcome: Outcome, sep: str = " | ", labels=None) -> Resolution:
@@ -232,9 +299,10 @@ def row_readings(parts, rows=None, what: str = "rows", **quantifiers):
 
 def detects(test, methods=None, n_boot: int = 200):
     """An OOD-detection claim's test, run only on models in the regime the claim speaks of:
-    at least one model of ``methods`` (default all) whose AUROC's 95 % bootstrap interval
-    lies above chance (:data:`replicate.comparison.wording.CHANCE_AUROC`). Otherwise the
-    claim is ``not tested``, with every model's AUROC interval as the reason."""
+    unless the 95 % bootstrap interval of every model's AUROC (of ``methods``, default all)
+    lies below :data:`replicate.comparison.wording.DETECTS_AUROC` (they detect at or near
+    chance), ``test`` decides; otherwise the claim is ``not tested``, with the AUROCs as the
+    reason."""
     def run(ev) -> Resolution:
         ev = _one(ev)
         pool = [m for m in (ev.methods if methods is None else methods) if m in ev.methods]
@@ -243,10 +311,11 @@ def detects(test, methods=None, n_boot: int = 200):
         if not pool:
             return not_tested(f"no run in {ev.name} recorded out-of-distribution logits")
         ivs = {m: ev.memo(("auroc", m, n_boot), lambda m=m: interval(cells, m, "auroc", n_boot=n_boot)) for m in pool}
-        if any(iv["low"] > wording.CHANCE_AUROC for iv in ivs.values()):
+        if any(iv["high"] >= wording.DETECTS_AUROC for iv in ivs.values()):
             return test(ev)
         lo, hi = min(iv["mean"] for iv in ivs.values()), max(iv["mean"] for iv in ivs.values())
-        return not_tested(f"our models detect out-of-distribution inputs no better than chance: AUROC "
-                          f"{lo:.1f}-{hi:.1f} %, no 95 % interval above {wording.CHANCE_AUROC:g} % "
-                          f"({len(ivs)} models); the claim is about models that detect them")
+        top = max(iv["high"] for iv in ivs.values())
+        return not_tested(f"our models detect out-of-distribution inputs at or near chance: AUROC {lo:.1f}-{hi:.1f} % "
+                          f"({len(ivs)} models, every 95 % interval below {wording.DETECTS_AUROC:g} %, the highest "
+                          f"end {top:.1f} %); the claim is about models that detect them")
     return run

@@ -72,14 +72,17 @@ def compare(cells: dict, a: str, b: str, metric: str = "ece", claimed: str = "lo
 
 
 def best_of(cells: dict, method: str, metric: str = "ece", among=None, n_boot: int = 200, seed: int = 0,
-            level: float = 0.95, labels: dict | None = None, **compare_kw) -> Resolution:
+            level: float = 0.95, labels: dict | None = None, top: int = 1, **compare_kw) -> Resolution:
     """Is ``method`` the best of ``among`` (default every method of ``cells``) by ``metric``
     (lowest; highest for the AUROC), as far as our runs can tell? Decided on the bootstrap
     rank intervals of :func:`replicate.comparison.board.rank_intervals` (test examples and
     seeds resampled, the same draws for every method, ``n_boot`` resamples): ``holds`` when
     ``method``'s rank interval at ``level`` is [1, 1], ``fails`` when it excludes rank 1,
     ``inconclusive`` otherwise; the row says how ``method`` compares with its closest rival
-    (:func:`compare`, keywords ``compare_kw``) and what would resolve that difference."""
+    (:func:`compare`, keywords ``compare_kw``) and what would resolve that difference. With
+    ``top`` = k the claim is "among the k best": ``holds`` when the interval lies within
+    [1, k], ``fails`` when it lies wholly beyond k."""
+    top = _count("top", top)
     board.check_metric(metric)
     methods = list(dict.fromkeys(m for m, _ in cells)) if among is None else list(dict.fromkeys(among))
     if method not in methods:
@@ -94,14 +97,14 @@ def best_of(cells: dict, method: str, metric: str = "ece", among=None, n_boot: i
     row = ranks.set_index("method").loc[method]
     others = ranks[ranks.method != method]
     better = metric in board.HIGHER_IS_BETTER
-    rival = others.sort_values("score", ascending=not better).iloc[0].method
+    rival = others.sort_values("score", ascending=not better).iloc[min(top, len(others)) - 1].method
     pair = compare(cells, method, rival, metric, "higher" if better else "lower", labels=labels, seed=seed,
                    **compare_kw)
     needs = pair.needs or f"closest rival {(labels or {}).get(rival, rival)}: {pair.verdict} on its own"
     lo, hi = float(row.rank_low), float(row.rank_high)
-    if hi <= 1:
+    if hi <= top:
         outcome = Outcome(HOLDS)
-    elif lo > 1:
+    elif lo > top:
         outcome = Outcome(FAILS)
     else:
         outcome = inconclusive(needs)
