@@ -58,7 +58,8 @@ from .temperatures import _temperature_rows  # noqa: F401  (checked against post
 __all__ = ["ALPHA", "CLAIMED", "MIN_SEEDS", "N_BINS", "N_BOOT", "POWER", "VECTORISED", "Resolution", "RunEvidence",
            "all_hold", "all_of", "as_rows", "at_most", "best", "best_of", "calibrated", "check_metric", "compare",
            "decide", "decide_within", "detects", "higher", "in_rows", "interval", "lower", "metric_label",
-           "method_labels", "metrics_allowed", "near", "near_one", "negated", "not_tested", "of_runs", "paired_bootstrap",
+           "method_labels", "metrics_allowed", "near", "near_one", "negated", "not_tested", "of_runs",
+           "paired_bootstrap",
            "readings_of", "resampled", "row_readings", "score", "t_higher", "table_intervals", "tally",
            "temperature_bootstrap", "temperature_compare", "temperature_near", "temperatures_of",
            "test_size_needed"]

@@ -63,7 +63,8 @@ def higher(a: str, b: str, metric: str = "ece", scaled: bool = False, **kw):
     return _pair(a, b, metric, scaled, "higher", kw)
 
 
-def methodmethod_labels() -> dict:
+def method_labels() -> dict:
+    """``{method key: short label}`` of the catalogue (and ``adafocal``), for the rows' texts."""
     from ..methods import METHODS
 
     return {"adafocal": "AdaFocal", **{k: m.short for k, m in METHODS.items()}}
@@ -152,6 +153,7 @@ def t_higher(a: str, b: str, metric: str = "ece", **kw):
         if (gone := _absent(ev, a, b)):
             return gone
         ta, tb = ev.temperatures(a, metric), ev.temperatures(b, metric)
+        name = method_labels().get
         few = len(ta) < kw.get("min_seeds", MIN_SEEDS)
         if few and metric != "ece":
             raise ValueError(f"metric must be 'ece' with fewer than {MIN_SEEDS} seeds (the bootstrap chooses T "
@@ -159,7 +161,7 @@ def t_higher(a: str, b: str, metric: str = "ece", **kw):
         return ev.memo(("t_higher", a, b, metric, _key(kw)),
                        lambda: temperature_compare(ta, tb, "higher", ev.val(a) if few else None,
                                                    ev.val(b) if few else None,
-                                                   what=f"T({method_labels().get(a, a)}) − T({method_labels().get(b, b)})", **kw))
+                                                   what=f"T({name(a, a)}) − T({name(b, b)})", **kw))
     return test
 
 

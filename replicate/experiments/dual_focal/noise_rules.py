@@ -84,10 +84,11 @@ def beats_post_ts():
                                                                                 labels=noise.method_labels()))
                  for b in BASELINES if any(k[0] == b for k in cells)}
         outcome = noise.tally(parts, wording.needed("most", len(parts)), "baselines")
+        name = noise.method_labels()
         return noise.Resolution(math.nan, math.nan, math.nan, next(iter(parts.values())).test,
                                 outcome.note if outcome.verdict == "inconclusive" else "", outcome,
-                                "; ".join(f"DFL pre T − {noise.method_labels()[b]} post T {p.estimate:+.2f} [{p.low:.2f}, {p.high:.2f}]"
-                                          for b, p in parts.items()))
+                                "; ".join(f"DFL pre T − {name[b]} post T {p.estimate:+.2f} [{p.low:.2f}, "
+                                          f"{p.high:.2f}]" for b, p in parts.items()))
     return noise.readings_of(below_the_best_baseline=noise.in_rows(row_best, "most"),
                              below_most_baselines=noise.in_rows(row_most, "most"))
 
