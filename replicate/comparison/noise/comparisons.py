@@ -8,8 +8,9 @@ import numpy as np
 
 from ...claims import FAILS, HOLDS, INCONCLUSIVE, Outcome, inconclusive
 from .. import board, stats
-from .resampling import _cells, check_metric, metric_label, paired_bootstrap, score
-from .rule import ALPHA, MIN_SEEDS, N_BOOT, POWER, Resolution, _alpha, _claimed, _count, decide, test_size_needed
+from .resampling import VECTORISED, _cells, check_metric, metric_label, paired_bootstrap, score
+from .rule import (ALPHA, MIN_SEEDS, N_BOOT, N_BOOT_SLOW, POWER, Resolution, _alpha, _claimed, _count, decide,
+                   test_size_needed)
 
 
 def _paired(cells: dict, a: str, b: str):
@@ -25,13 +26,15 @@ def _fmt(x: float, digits: int = 2) -> str:
 
 
 def compare(cells: dict, a: str, b: str, metric: str = "ece", claimed: str = "lower", alpha: float = ALPHA,
-            power: float = POWER, min_seeds: int = MIN_SEEDS, n_boot: int = N_BOOT, seed: int = 0,
+            power: float = POWER, min_seeds: int = MIN_SEEDS, n_boot: int | None = None, seed: int = 0,
             labels: dict | None = None) -> Resolution:
     """Is ``metric`` of method ``a`` ``claimed`` ("lower" or "higher") than that of ``b``, as
     far as our runs can tell? ``cells`` maps ``(method, seed)`` to a
     :class:`replicate.comparison.board.Calibrated` run (:func:`calibrated`). With
     ``min_seeds`` seeds or more: the paired t-test over seeds (its interval at ``1 -
     alpha``); with fewer: :func:`paired_bootstrap` over the test examples (``n_boot``
+    resamples; default :data:`N_BOOT` for the metrics recomputed vectorised, :data:`N_BOOT_SLOW`
+    for the others, which are recomputed one resample at a time (smCE, AUROC, debiased ECE);
     resamples, seeded by ``seed``). The verdict is :func:`decide`'s; an undecided row
     says the seeds (:func:`stats.seeds_needed`) or test examples
     (:func:`test_size_needed`) that would resolve the observed difference with ``power``."""
@@ -56,6 +59,8 @@ def compare(cells: dict, a: str, b: str, metric: str = "ece", claimed: str = "lo
         p = f", p = {r['p']:.2g}" if math.isfinite(r["p"]) else ""
         details = {**r, "sd_diff": sd, "seeds_needed": need}
     else:
+        if n_boot is None:
+            n_boot = N_BOOT if metric in VECTORISED else N_BOOT_SLOW
         r = paired_bootstrap(ca, cb, metric, n_boot, seed, 1 - alpha)
         low, high = r["low"], r["high"]
         test = (f"paired bootstrap over {r['n_test']:,} test examples ({n_boot:,} resamples, the same for both), "

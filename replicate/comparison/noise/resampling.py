@@ -210,3 +210,27 @@ def table_intervals(evidence: "RunEvidence", metric: str = "ece", methods=None, 
                 out[(m, scaled)] = interval(cells, m, metric, **kw)
     return out
 
+
+
+def bootstrap_statistic(groups: dict, statistic, metric: str = "ece", n_boot: int = N_BOOT, seed: int = 0,
+                        level: float = 0.95) -> dict:
+    """The paired bootstrap over the test examples of any ``statistic`` of several runs'
+    ``metric``: ``groups`` maps a name to a list of :class:`~replicate.comparison.board.Calibrated`
+    runs (one per seed, averaged), all on one test set; each resample draws the same test
+    indices for every run; ``statistic({name: values})`` maps the per-group values (numpy
+    arrays, one entry per resample) to the statistic. Returns ``estimate`` (on all examples),
+    ``low``/``high`` (percentile interval at ``level``), ``sd`` and ``n_test``. Used for claims
+    such as "TS changes FCL's ECE less than FLSD-53's" (a difference of differences)."""
+    if not isinstance(groups, dict) or not groups or any(not list(g) for g in groups.values()):
+        raise ValueError("groups must be a non-empty dict name -> non-empty list of runs")
+    check_metric(metric)
+    n_boot, level = _count("n_boot", n_boot, 2), stats._level(level)
+    n = _same_test_set([c for g in groups.values() for c in g])
+    idx = _draws(n, n_boot, seed)
+    every = np.arange(n)[None, :]
+    point = statistic({k: np.mean([resampled(c, metric, every) for c in g], axis=0) for k, g in groups.items()})
+    reps = np.asarray(statistic({k: np.mean([resampled(c, metric, idx) for c in g], axis=0)
+                                 for k, g in groups.items()}), dtype=np.float64)
+    lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
+    return {"estimate": float(np.asarray(point).ravel()[0]), "low": float(lo), "high": float(hi),
+            "sd": float(reps.std(ddof=1)), "n_test": n}

@@ -18,6 +18,8 @@ from ...claims import FAILS, HOLDS, INCONCLUSIVE, Outcome, inconclusive
 MIN_SEEDS = 3
 ALPHA, POWER = 0.05, 0.8
 N_BOOT = 1000
+#: Resamples of a metric recomputed one resample at a time (smCE, AUROC, debiased ECE, ...).
+N_BOOT_SLOW = 200
 CLAIMED = ("lower", "higher")
 
 
