@@ -69,6 +69,22 @@ def chapter_log(paper: str, chapter: str, claims, summaries: dict, missing: dict
                       runs)
 
 
+def noise_rule() -> str:
+    """The rule every chapter applies to its comparative claims on our runs, in words, with
+    its thresholds (:mod:`replicate.comparison.noise`, :mod:`replicate.comparison.wording`)."""
+    from . import noise, wording
+
+    return (f"a comparison holds only when its {100 * (1 - noise.ALPHA):g} % interval lies wholly on the claimed "
+            f"side (the paired t-test over the seeds with {noise.MIN_SEEDS} or more, else a paired bootstrap over "
+            f"the test examples; bootstrap rank intervals for \"the lowest\"), fails when it lies wholly on the "
+            f"contrary side, and is inconclusive otherwise, the row saying how many seeds or test examples would "
+            f"decide it; a claim over k of N rows (\"most\": more than half; \"almost all\": "
+            f"{wording.ALMOST_ALL:.0%}) holds once k rows hold and fails once more than N − k fail; an optimal "
+            f"temperature close to 1 means {wording.near_one_text()}, one that is 1 means {wording.is_one_text()}; "
+            f"an out-of-distribution claim is not tested on models whose AUROC interval stays below "
+            f"{wording.DETECTS_AUROC:g} % (they detect at or near chance)")
+
+
 def verdict_counts(frame, sides: Mapping[str, str], per_claim: bool = False) -> dict[str, str]:
     """The numbers of a chapter's verdict prose, as glue texts, from its claims frame
     (:meth:`replicate.claims.ClaimLog.frame`). A side ``who`` is the rows whose evidence

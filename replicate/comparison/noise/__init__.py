@@ -47,8 +47,8 @@ from .claim_tests import (all_of, at_most, best, detects, higher, in_rows, lower
                           negated, not_tested, readings_of, row_readings, t_higher)
 from .comparisons import best_of, compare
 from .evidence import RunEvidence, as_rows, calibrated, of_runs, temperatures_of
-from .resampling import (N_BINS, VECTORISED, bootstrap_statistic, check_metric, interval, metric_label, metrics_allowed,
-                         paired_bootstrap, resampled, score, table_intervals)
+from .resampling import (N_BINS, VECTORISED, bootstrap_statistic, cell_intervals, check_metric, interval,
+                         metric_label, metrics_allowed, paired_bootstrap, resampled, score, table_intervals)
 from .resampling import _draws, _multiplicity  # noqa: F401  (the tests' oracles draw the same resamples)
 from .rule import (ALPHA, CLAIMED, MIN_SEEDS, N_BOOT, N_BOOT_SLOW, POWER, Resolution, all_hold, decide,
                    decide_within, tally, test_size_needed)
@@ -57,8 +57,8 @@ from .temperatures import _temperature_rows  # noqa: F401  (checked against post
 
 __all__ = ["ALPHA", "CLAIMED", "MIN_SEEDS", "N_BINS", "N_BOOT", "N_BOOT_SLOW", "POWER", "Resolution", "RunEvidence",
            "VECTORISED", "all_hold", "all_of", "as_rows", "at_most", "best", "best_of", "bootstrap_statistic",
-           "calibrated", "check_metric", "compare", "decide", "decide_within", "detects", "higher", "in_rows",
-           "interval", "lower", "method_labels", "metric_label", "metrics_allowed", "near", "near_one", "negated",
-           "not_tested", "of_runs", "paired_bootstrap", "readings_of", "resampled", "row_readings", "score",
-           "t_higher", "table_intervals", "tally", "temperature_bootstrap", "temperature_compare",
-           "temperature_near", "temperatures_of", "test_size_needed"]
+           "calibrated", "cell_intervals", "check_metric", "compare", "decide", "decide_within", "detects",
+           "higher", "in_rows", "interval", "lower", "method_labels", "metric_label", "metrics_allowed", "near",
+           "near_one", "negated", "not_tested", "of_runs", "paired_bootstrap", "readings_of", "resampled",
+           "row_readings", "score", "t_higher", "table_intervals", "tally", "temperature_bootstrap",
+           "temperature_compare", "temperature_near", "temperatures_of", "test_size_needed"]

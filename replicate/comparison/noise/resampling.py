@@ -234,3 +234,15 @@ def bootstrap_statistic(groups: dict, statistic, metric: str = "ece", n_boot: in
     lo, hi = np.quantile(reps, [(1 - level) / 2, (1 + level) / 2])
     return {"estimate": float(np.asarray(point).ravel()[0]), "low": float(lo), "high": float(hi),
             "sd": float(reps.std(ddof=1)), "n_test": n}
+
+
+def cell_intervals(runs: dict, frame, metrics=("ece",), **kw) -> dict:
+    """``{metric: {(method, scaled): interval}}`` for a chapter's side-by-side tables
+    (:func:`replicate.comparison.styled_table`'s ``intervals``): :func:`table_intervals` of
+    the runs ``{(method, seed): Run}`` with the T of ``frame`` (the
+    :func:`replicate.comparison.evaluate_runs` frame the table shows), pre-T only for the
+    test error (its table has no post-T column)."""
+    from .evidence import of_runs
+
+    ev = of_runs(runs, frame)
+    return {m: table_intervals(ev, m, temperature=m != "error", **kw) for m in metrics}

@@ -12,7 +12,7 @@ from .evidence import evidence, sides
 from .plan import CHAPTER, FOCAL_KEYS, PAPER, SECTION, plan
 
 
-def rules(min_s99: float = 1.0) -> tuple[cmp.Claim, ...]:
+def rules(min_s99: float = r.MIN_S99) -> tuple[cmp.Claim, ...]:
     """The conclusions of Mukhoti et al. (2020), Sec. 5-6, as rules. "Near 1" is the book's
     one reading (:data:`replicate.comparison.wording.T_TOLERANCE`, from this paper's "mostly
     lying between 0.9 and 1.1"). The |S99| claim is about models confident before
