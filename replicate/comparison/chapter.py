@@ -24,7 +24,9 @@ with one module per role, each role one name everywhere:
 ``figures``
     the chapter's figures, drawn from runs or evidence (they compute nothing a rule reads).
 
-A chapter may split a role (``figure_rules``, ``appendix_rules``, ``terms``; ``links`` in
+A chapter may split a role (``figure_rules``, ``appendix_rules``, ``terms``, ``noise_rules``
+(the comparative claims decided on our runs within their noise, :mod:`replicate.comparison.noise`);
+``links`` in
 FTS) but never renames one. The notebook reaches them through one alias,
 ``ch = rp.experiments.<chapter>``: ``ch.plan.plan(...)``, ``ch.claims.claims_log(plan,
 runs)``, ``ch.views``, ``ch.figures``.
