@@ -200,3 +200,16 @@ def test_log_claims_keeps_a_statement_beyond_the_paper_one():
                          {"ours": summ}, runs={"ours": ev})
     row = log.frame().iloc[0]
     assert row.verdict == "beyond the paper" and row.check == "holds" and "paired bootstrap" in row.how
+
+
+def test_verdict_counts_give_the_split_and_the_rule_every_verdict_section_quotes():
+    log = cl.ClaimLog("mukhoti2020", "exp_focal_loss", kind="experiment", section="Verdict")
+    log.add("a", "Sec. 1", "how", "1", cl.inconclusive("~9 seeds"), evidence="ours: cpu, cifar10, tiny_cnn, seed 1")
+    log.add("a", "Sec. 1", "how", "1", cl.Outcome("holds"), evidence="paper: Table 1")
+    log.add("b", "Sec. 1", "how", "1", cl.Outcome("fails"), evidence="ours: cpu, cifar10, tiny_cnn, seed 1")
+    got = cmp.chapter.verdict_counts(log.frame(), {"ours": "ours", "paper": "paper"})
+    assert got["n_inconclusive_ours"] == "1" and got["n_fails_ours"] == "1" and got["n_holds_paper"] == "1"
+    assert got["evidence_split"] == ("the paper's tables: 1 verdict (1 holds); our runs (cpu): 2 verdicts "
+                                     "(1 fails, 1 inconclusive)")
+    rule = got["noise_rule"]
+    assert f"{noise.MIN_SEEDS} or more" in rule and wording.near_one_text() in rule and "70 %" in rule

@@ -95,8 +95,14 @@ def verdict_counts(frame, sides: Mapping[str, str], per_claim: bool = False) -> 
     :data:`replicate.claims.VERDICTS` (``n_holds_ours``, ``n_not_tested_paper``),
     ``n_holds_any_<who>`` (holds, with or without conditions) and, with ``per_claim``,
     ``claim<i>_<who>``: the check of the side's i-th row (1-based, in the rules' order; a
-    "beyond the paper" row gives its own check)."""
-    out = {}
+    "beyond the paper" row gives its own check). Two sentences every verdict section
+    quotes: ``evidence_split``, the verdicts split by what they rest on
+    (:func:`replicate.claims.ledger.split_summary`: the paper's tables, our runs at each
+    profile), and ``noise_rule``, the rule that decides a comparison on our runs
+    (:func:`noise_rule`)."""
+    from ..claims.ledger import split_summary
+
+    out = {"evidence_split": split_summary(frame), "noise_rule": noise_rule()}
     for who, prefix in sides.items():
         part = frame[frame.evidence.str.startswith(prefix)]
         out[f"n_claims_{who}"] = str(len(part))
