@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import metrics
-from .profiles import get_profile
-from .synthetic import as_generator, estimator_study
+from .. import metrics
+from ..profiles import get_profile
+from ..synthetic import as_generator, estimator_study
 
 #: Training images of the official training split, for runs that train on all of it
 #: (``n_train`` None): the validation images are taken out of these.
