@@ -54,7 +54,7 @@ lock: $(STAMP)
 # Checks the book as built by `make book`: math typeset with no network, internal links,
 # images, JavaScript errors. Uses the system Chromium (Debian/Ubuntu: apt-get install chromium).
 check-html: $(STAMP)
-	$(PY) -m replicate.htmlcheck _build/html
+	$(PY) -m replicate.book.check _build/html
 
 # Manual deploy to GitHub Pages (the workflow .github/workflows/book.yml does it on every
 # push to main). Set repository.url in _config.yml to your repository first.

@@ -10,7 +10,7 @@ lean install.
   test oracles. So the losses, metrics, post-hoc calibration, theory functions, the run store
   and the profiles work for someone who installed the package without any extra, and the
   examples printed in the book are what they compute.
-* :mod:`replicate.book_api`, the Sphinx extension behind the pages, rewrites MyST citations
+* :mod:`replicate.book.api`, the Sphinx extension behind the pages, rewrites MyST citations
   and resolves names of the package that have no page of their own, but not names of nothing.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from replicate import book_api
+from replicate.book import api as book_api
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What the issue asks the reference to cover (the pages may document more).

@@ -11,7 +11,8 @@ import json
 
 import pytest
 
-from replicate import book_api, htmlcheck, notebook_checks, runner
+from replicate import runner
+from replicate.book import api as book_api, check as htmlcheck, notebook_checks
 from replicate.data import GENERATED_LABEL, archives
 
 
@@ -68,7 +69,7 @@ def test_the_api_pages_document_every_public_function_and_class(smoke_book):
 def test_no_executed_chapter_shows_a_warning(smoke_book):
     """No output of any chapter writes to stderr or prints a ``...Warning:`` line; this
     includes the book's LegibilityWarning for a figure whose text reads below 8 pt at the
-    page width (replicate.legibility, checked after every cell)."""
+    page width (replicate.plots.legibility, checked after every cell)."""
     workdir, _ = smoke_book
     found = {ch.name: notebook_checks.warnings_in(workdir / "book" / "chapters" / f"{ch.name}.ipynb")
              for ch in runner.toc_chapters()}
@@ -78,7 +79,7 @@ def test_no_executed_chapter_shows_a_warning(smoke_book):
 
 @pytest.mark.slow
 def test_exercises_are_numbered_from_one_in_every_chapter(smoke_book):
-    """sphinx-exercise numbers across the book unless told otherwise; replicate.book_html
+    """sphinx-exercise numbers across the book unless told otherwise; replicate.book.html
     renumbers per page, so each chapter's exercises read Exercise 1, 2, ... in order."""
     import re
 

@@ -315,7 +315,7 @@ def test_claims_without_runs_are_not_tested_and_every_paper_is_registered(tmp_pa
 
 # ----------------------------------------------------------------------------- the sortable table
 def test_sortable_table_html_is_escaped_and_carries_sort_keys():
-    from replicate.html_table import sortable_table
+    from replicate.book.tables import sortable_table
 
     cells = pd.DataFrame({"method": ["<b>x</b>", "y"], "ECE": ["1.00 ± 0.10", "–"]})
     keys = pd.DataFrame({"ECE": [1.0, np.nan]})
@@ -333,8 +333,8 @@ def test_clicking_a_header_sorts_the_table_in_chromium_and_the_page_passes_the_h
     (ascending, then descending); the page makes no request elsewhere and logs no error."""
     import shutil
 
-    from replicate import htmlcheck
-    from replicate.html_table import SCRIPTS, STATIC_DIR, STYLESHEETS, sortable_table
+    from replicate.book import check as htmlcheck
+    from replicate.book.tables import SCRIPTS, STATIC_DIR, STYLESHEETS, sortable_table
 
     reason = htmlcheck.unavailable_reason()
     if reason:

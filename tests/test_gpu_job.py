@@ -189,3 +189,25 @@ def test_cli_lists_the_queue_with_its_device_time(capsys):
     assert cli.main(["gpu-job", "--list", "--profile", "smoke", "--steps", "ab"]) == 0
     out = capsys.readouterr().out
     assert "step a (cross-entropy pilot" in out and "step b (" in out and "loans)" in out
+
+
+def test_stale_runs_are_the_committed_runs_no_chapter_plans_and_never_the_pilot(stores, monkeypatch):
+    """runs prune's list (issue #25): a committed run of a profile that no chapter plans is
+    stale; a planned one is not; the gpu profile's pilot runs are kept as evidence."""
+    import shutil
+
+    from replicate import protocol
+
+    monkeypatch.setenv("REPLICATE_RESULTS", str(REPO / "results"))
+    assert queue.stale("cpu") == []                         # the committed cpu runs are all planned
+    assert not set(protocol.gpu_pilot()["key"]) & set(queue.stale("gpu"))
+    monkeypatch.setenv("REPLICATE_RESULTS", str(stores / "results"))
+    planned = queue.build("smoke", "a")[0].config
+    orphan = RunConfig("cifar10", "focal", {"gamma": 4.5}, profile="smoke", options={"epochs": 1})
+    for cfg in (planned, orphan):
+        run = runs.get_or_train(cfg, store="cache", progress="none", device="cpu")
+        shutil.copytree(run.path, stores / "results" / "runs" / run.key)
+    assert queue.stale("smoke") == [orphan.key]
+    assert cli.main(["runs", "prune", "--profile", "smoke"]) == 0
+    assert runs.find(orphan) is None or runs.find(orphan).store == "cache"
+    assert (stores / "results" / "runs" / planned.key).exists()

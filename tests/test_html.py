@@ -1,4 +1,4 @@
-"""The HTML check (replicate.htmlcheck) and the book's Sphinx extension (replicate.book_html).
+"""The HTML check (replicate.book.check) and the book's Sphinx extension (replicate.book.html).
 
 The browser tests build a small site with one known fault of each kind next to clean
 pages and assert that the check reports exactly those faults; they are skipped, with the
@@ -12,7 +12,7 @@ import json
 import pytest
 from PIL import Image
 
-from replicate import book_html, htmlcheck
+from replicate.book import check as htmlcheck, html as book_html
 
 BROWSER = htmlcheck.unavailable_reason()
 needs_browser = pytest.mark.skipif(BROWSER is not None, reason=f"HTML check cannot run: {BROWSER}")

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from replicate import claims as cl
-from replicate import htmlcheck
+from replicate.book import check as htmlcheck
 from replicate.claims import ledger
 
 BROWSER = htmlcheck.unavailable_reason()
@@ -68,7 +68,7 @@ def test_ledger_table_html_shows_every_row_links_each_section_and_hides_the_filt
 
 
 def test_sortable_table_refuses_bad_filters_and_links():
-    from replicate.html_table import sortable_table
+    from replicate.book.tables import sortable_table
 
     cells = pd.DataFrame({"a": ["x", "y"]})
     with pytest.raises(ValueError, match="filters must have the index of cells"):
@@ -80,7 +80,7 @@ def test_sortable_table_refuses_bad_filters_and_links():
 
 
 def _site(tmp_path, body: str):
-    from replicate.html_table import SCRIPTS, STATIC_DIR, STYLESHEETS
+    from replicate.book.tables import SCRIPTS, STATIC_DIR, STYLESHEETS
 
     shutil.copytree(STATIC_DIR, tmp_path / "_static")
     head = "".join(f'<script src="_static/{s}"></script>' for s in SCRIPTS) + \
@@ -132,7 +132,7 @@ def test_a_filter_clicked_in_chromium_leaves_the_matching_rows_and_sorting_keeps
 
 @needs_browser
 def test_a_filtered_table_page_passes_the_html_check(tmp_path):
-    from replicate.html_table import sortable_table
+    from replicate.book.tables import sortable_table
 
     cells = pd.DataFrame({"method": list("abc"), "verdict": ["holds", "fails", "holds"]})
     _site(tmp_path, sortable_table(cells, filters=cells[["verdict"]], table_id="t").html)
@@ -141,7 +141,7 @@ def test_a_filtered_table_page_passes_the_html_check(tmp_path):
 
 def test_the_slugs_the_ledger_links_to_are_ids_of_the_built_page(tmp_path, monkeypatch):
     """A chapter's headings (unicode, an apostrophe, punctuation, math, a repeat) built by
-    Sphinx with MyST and replicate.book_html: every anchor ledger.link computes is an id of
+    Sphinx with MyST and replicate.book.html: every anchor ledger.link computes is an id of
     the HTML page (the ledger's raw-HTML links land on their sections)."""
     import re
 
@@ -158,7 +158,7 @@ def test_the_slugs_the_ledger_links_to_are_ids_of_the_built_page(tmp_path, monke
     anchors = ledger.section_anchors.__wrapped__("slugtest")
     src = tmp_path / "src"
     src.mkdir()
-    (src / "conf.py").write_text('extensions = ["myst_parser", "replicate.book_html"]\nmyst_heading_anchors = 3\n'
+    (src / "conf.py").write_text('extensions = ["myst_parser", "replicate.book.html"]\nmyst_heading_anchors = 3\n'
                                  'myst_enable_extensions = ["dollarmath"]\n')
     (src / "index.md").write_text(text.split("---\n", 2)[2])
     assert build_main(["-q", "-b", "html", str(src), str(tmp_path / "out")]) == 0

@@ -13,7 +13,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from replicate import book_html, html_layout, legibility, metrics, notebook_checks, plots, scale  # noqa: E402
+from replicate import metrics, plots  # noqa: E402
+from replicate.comparison import scale  # noqa: E402
+from replicate.book import html as book_html, layout as html_layout, notebook_checks  # noqa: E402
+from replicate.plots import legibility  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +52,7 @@ def test_mark_tables_classes_output_tables_and_their_long_cells_only():
 
 
 def test_the_table_style_sheet_is_shipped_and_pads_cells_and_wraps_long_ones():
-    from replicate.html_table import STATIC_DIR
+    from replicate.book.tables import STATIC_DIR
 
     css = (STATIC_DIR / html_layout.STYLESHEET).read_text()
     assert f"table.{html_layout.TABLE_CLASS}" in css and f"td.{html_layout.LONG_CLASS}" in css
@@ -224,11 +227,12 @@ def test_the_box_says_every_number_and_what_the_profile_can_decide():
 
 # ----------------------------------------------------------------------------- page notes
 def test_augmentation_text_follows_the_profiles():
-    from replicate import page_notes, profiles
+    from replicate import profiles
+    from replicate.protocol import augmentation_text
 
-    cpu = page_notes.augmentation_text("cpu")
+    cpu = augmentation_text("cpu")
     assert "profile cpu" in cpu and ("never see a cropped" in cpu) == (not profiles.get_profile("cpu").augment)
-    gpu = page_notes.augmentation_text("gpu")
+    gpu = augmentation_text("gpu")
     assert ("train on cropped and flipped images" in gpu) == profiles.get_profile("gpu").augment
     on = [p.name for p in profiles.PROFILES.values() if p.augment]
     assert f"The profiles {', '.join(on)} augment" in cpu
@@ -244,7 +248,7 @@ class _HistoryRun:
 
 
 def test_training_confidence_reads_the_last_epoch_and_says_which_way():
-    from replicate import page_notes
+    from replicate.experiments.focal_loss import views as page_notes
 
     under = page_notes.training_confidence(_HistoryRun(0.16, 0.66, [100, 2700, 200]))
     assert under["epoch"] == 2 and under["accuracy"] == pytest.approx(84) and under["confidence"] == pytest.approx(66)
@@ -259,7 +263,7 @@ def test_training_confidence_reads_the_last_epoch_and_says_which_way():
 
 
 def test_grid_difference_finds_the_model_whose_ece_moves_most():
-    from replicate import page_notes
+    from replicate.experiments.focal_loss import views as page_notes
 
     ours = pd.DataFrame([
         {"method": "ce", "seed": 1, "metric": "ece", "temperature_scaled": True, "value": 3.0, "T": 1.1},
@@ -278,7 +282,8 @@ def test_grid_difference_finds_the_model_whose_ece_moves_most():
 
 # ----------------------------------------------------------------------------- the authors' code
 def test_every_behaviour_names_an_existing_option_or_why_it_has_none():
-    from replicate import authors_code, protocol
+    from replicate import protocol
+    from replicate.protocol import authors_code
 
     assert authors_code.check_options() == []
     topics = [b.topic for b in authors_code.behaviours()]
@@ -290,7 +295,7 @@ def test_every_behaviour_names_an_existing_option_or_why_it_has_none():
 
 
 def test_check_options_catches_a_misnamed_option(monkeypatch):
-    from replicate import authors_code
+    from replicate.protocol import authors_code
 
     bad = authors_code.Behaviour("x", "p", "w", "f", "b", option="replicate.posthoc.fit_focal_temperature:nope")
     none = authors_code.Behaviour("y", "p", "w", "f", "b")
@@ -299,7 +304,7 @@ def test_check_options_catches_a_misnamed_option(monkeypatch):
 
 
 def test_the_page_links_every_behaviour_to_an_existing_section():
-    from replicate import authors_code
+    from replicate.protocol import authors_code
 
     md = authors_code.markdown()
     assert md.count("- *Shown in*: [") == len(authors_code.behaviours())
@@ -317,7 +322,7 @@ def _doctree(text: str):
 
 
 def test_glossary_entries_and_first_use_links():
-    from replicate import glossary
+    from replicate.book import glossary
 
     from docutils import nodes
 
@@ -344,7 +349,7 @@ def test_glossary_entries_and_first_use_links():
 
 
 def test_term_pattern_respects_case_and_word_edges():
-    from replicate import glossary
+    from replicate.book import glossary
 
     pattern, groups = glossary.term_pattern([glossary.Entry(("ECE",), "a"), glossary.Entry(("focal loss",), "b")])
     found = [m.group(0) for m in pattern.finditer("ece, AdaECE, ECE-sweep, |ECE|, Focal loss, focal losses, ECE.")]
@@ -400,7 +405,7 @@ def test_every_experiment_chapter_glues_its_scale_box_at_the_top():
         text = chapter.source.read_text()
         head = text.split("```{code-cell}", 1)[0]
         assert "```{glue:md} scale_box\n:format: myst\n```" in head, chapter.name
-        assert 'glue("scale_box", rp.scale.box(runs), display=False)' in text, chapter.name
+        assert 'glue("scale_box", rp.comparison.scale.box(runs), display=False)' in text, chapter.name
 
 
 def test_no_chapter_sends_readers_to_a_file_outside_the_book():
@@ -412,7 +417,7 @@ def test_no_chapter_sends_readers_to_a_file_outside_the_book():
 
 # ----------------------------------------------------------------------------- Prop. 5 search
 def test_near_tie_points_are_on_the_simplex_with_tied_tops_below_the_threshold():
-    from replicate import prop5_search
+    from replicate.theory.fts import prop5_search
 
     q = prop5_search.near_ties(5, 2000, gamma=1.0, rng=0)
     assert len(q) > 500
@@ -426,7 +431,7 @@ def test_near_tie_points_are_on_the_simplex_with_tied_tops_below_the_threshold()
 def test_the_targeted_search_finds_a_smaller_failing_k_than_uniform_points():
     import mpmath
 
-    from replicate import prop5_search
+    from replicate.theory.fts import prop5_search
 
     res = prop5_search.smallest_gain(range(3, 6), n=20_000, gamma=1.0, rng=0).set_index("classes")
     assert res.loc[3, "near-tie points"] > 0 and res.loc[3, "uniform points"] > 0

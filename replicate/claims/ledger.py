@@ -160,14 +160,14 @@ FILTERS = ("paper", "kind", "evidence type", "verdict")
 
 
 def ledger_table(frame, caption: str = ""):
-    """A claims frame as the ledger's HTML table (:func:`replicate.html_table.sortable_table`):
+    """A claims frame as the ledger's HTML table (:func:`replicate.book.tables.sortable_table`):
     one row per verdict, columns :data:`LEDGER_COLUMNS` (the last links to the deciding
     section of the chapter, at the anchor MyST gives it), sortable by any column, and
     filtered in the browser by paper, kind, evidence type (:func:`evidence_type`) and
     verdict (:data:`FILTERS`). Without JavaScript the whole table shows."""
     import pandas as pd
 
-    from ..html_table import sortable_table
+    from ..book.tables import sortable_table
     from .vocabulary import VERDICTS
 
     if frame.empty:

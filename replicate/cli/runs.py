@@ -188,6 +188,25 @@ def _cmd_pack(args) -> int:
     return 0
 
 
+def _cmd_prune(args) -> int:
+    import shutil
+
+    from .. import profiles, runs
+    from ..sweep import queue
+
+    if args.profile is None:
+        raise ValueError("runs prune needs --profile (one of " + ", ".join(profiles.PROFILES) + ")")
+    profiles.get_profile(args.profile)
+    keys = queue.stale(args.profile)
+    print(f"{len(keys)} committed {args.profile} runs that no chapter plans"
+          + (" (dry run: nothing removed)" if args.dry_run else ": removed from results/"))
+    for key in keys:
+        print(f"  {key}")
+        if not args.dry_run:
+            shutil.rmtree(runs.store_dir("results") / key)
+    return 0
+
+
 def _cmd_unpack(args) -> int:
     from .. import runs
 
@@ -264,6 +283,12 @@ def add_subcommands(subparsers, parents=()) -> None:
     pk.add_argument("--output", required=True, metavar="PREFIX", help="archive path without .tar.gz")
     pk.add_argument("--max-mib", type=float, default=16.0, help="largest archive in MiB (default 16)")
     pk.set_defaults(func=_cmd_pack)
+    pr = rsub.add_parser("prune", parents=parents,
+                         help="remove the committed runs of a profile that no chapter plans any more")
+    pr.add_argument("--profile", choices=list(PROFILES), help="the profile whose stale runs go")
+    pr.add_argument("--dry-run", action="store_true", help="list them; remove nothing")
+    pr.set_defaults(func=_cmd_prune)
+
     up = rsub.add_parser("unpack", parents=parents, help="check archives, then write their runs into results/")
     up.add_argument("archives", nargs="+", help="archives made by 'replicate runs pack' (all parts of a set)")
     up.add_argument("--replace", action="store_true", help="overwrite runs already in results/ that differ")

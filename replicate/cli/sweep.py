@@ -26,11 +26,50 @@ def _log_dir(args, name: str, params: dict) -> Path:
     return config.cache_dir() / "sweeps" / f"{name}-{params.get('profile', '')}-{tag}"
 
 
+def _sweep_all(args) -> int:
+    """``replicate sweep --all``: every run every training chapter plans at the profile (the
+    global queue, each run once), trained where missing; the chapters are not executed."""
+    import time
+
+    from .. import profiles, sweep, training
+    from ..data import availability
+
+    if args.executor != "local":
+        raise ValueError("--all runs with --executor local only")
+    profile = args.profile or "cpu"
+    profiles.get_profile(profile)
+    items = sweep.queue.build(profile)
+    todo = sweep.queue.missing(items)
+    device = str(training.select_device("auto"))
+    workers = args.workers or 1
+    print(f"sweep --all | profile {profile} | {len(items)} runs planned by the chapters, {len(todo)} to train | "
+          f"{workers} worker{'s' if workers != 1 else ''} | device {device}")
+    if args.dry_run or not todo:
+        return 0
+    configs = {it.key: it.config for it in todo}
+    availability.require(availability.needed_by_runs(configs.values(), "sweep --all"), purpose="replicate sweep")
+    log_dir = _log_dir(args, "all", {"profile": profile})
+    log_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    summary = sweep.run_local(configs, log_dir, workers, device, quiet=args.quiet)
+    print(f"summary: {summary.line()} in {(time.monotonic() - t0) / 60:.1f} min; logs in {log_dir}")
+    if not summary.ok:
+        print("replicate: sweep incomplete: rerun the same command to continue where it stopped", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _cmd_sweep(args) -> int:
     import pandas as pd
 
     from .. import runner, sweep
 
+    if args.all:
+        if args.chapter:
+            raise ValueError("give a chapter or --all, not both")
+        return _sweep_all(args)
+    if not args.chapter:
+        raise ValueError("sweep needs a chapter (e.g. exp_focal_loss) or --all")
     if args.executor not in EXECUTORS:
         raise ValueError(f"--executor must be one of {', '.join(EXECUTORS)}; got {args.executor!r}")
     if args.workers is not None and args.workers < 1:
@@ -95,7 +134,9 @@ def _cmd_sweep(args) -> int:
 
 def add_subcommands(sub, parents) -> None:
     s = sub.add_parser("sweep", parents=parents, help="train a chapter's runs in parallel, then execute the chapter")
-    s.add_argument("chapter", help="chapter that trains: notebooks/NAME.md, NAME.md or NAME")
+    s.add_argument("chapter", nargs="?", help="chapter that trains: notebooks/NAME.md, NAME.md or NAME")
+    s.add_argument("--all", action="store_true",
+                   help="every run of every training chapter at --profile (each once, queue order); no execution")
     s.add_argument("-p", "--param", nargs=2, action="append", metavar=("NAME", "VALUE"),
                    help="a parameter of the chapter's parameters cell (repeatable)")
     s.add_argument("--profile", help="profile: smoke, cpu, gpu or paper (default: the chapter's)")

@@ -233,12 +233,12 @@ def _fmt(x: float, digits: int = 2) -> str:
 
 
 def board_table(summary: pd.DataFrame, caption: str, labels: dict | None = None, metrics=None, digits: int = 2):
-    """The leaderboard as a sortable HTML table (:func:`replicate.html_table.sortable_table`):
+    """The leaderboard as a sortable HTML table (:func:`replicate.book.tables.sortable_table`):
     one row per method and post-hoc setting, one column per metric with "mean ± sd" over seeds
     and the 95 % interval below it (sorted by the mean); ``T`` and ``gamma_ev`` are the mean
     temperature and the gammas chosen per seed. ``labels`` maps method keys to names; rows
     come in the order of ``summary``. ``caption`` should say profile, data, network, seeds."""
-    from ..html_table import sortable_table
+    from ..book.tables import sortable_table
 
     metrics = [check_metric(m) for m in (metrics or [m for m in BOARD_METRICS if m in set(summary.metric)])]
     labels = labels or {}

@@ -112,6 +112,22 @@ def missing(items) -> list[Item]:
     return [it for it in items if find(it.config) is None]
 
 
+def stale(profile: str) -> list[str]:
+    """Keys of the committed runs (``results/``) at ``profile`` that no chapter plans at its
+    default parameters - e.g. every old run after the profile's settings change. The ``gpu``
+    profile's cross-entropy pilot (:func:`replicate.protocol.gpu_pilot`, the evidence for the
+    profile's network and length) is never stale."""
+    from ..runs import list_runs
+
+    planned = {it.key for it in build(profile)}
+    if profile == "gpu":
+        from ..protocol import gpu_pilot
+
+        planned |= set(gpu_pilot()["key"])
+    frame = list_runs("results")
+    return sorted(k for k in frame.loc[frame["profile"] == profile, "key"] if k not in planned)
+
+
 def assumptions(**override) -> dict:
     """:data:`replicate.profiles.GPU_SIZING` with ``override`` on top (ValueError on unknown names)."""
     from ..profiles import GPU_SIZING

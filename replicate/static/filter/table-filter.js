@@ -1,4 +1,4 @@
-/* Row filters for the tables of replicate.html_table.sortable_table (this project's own code,
+/* Row filters for the tables of replicate.book.tables.sortable_table (this project's own code,
  * MIT like the package). A table written with filters is preceded by a form of class
  * "replicate-filters", hidden in the HTML: this script shows it, and each <select
  * data-filter="NAME"> then hides the rows whose data-filter-NAME attribute differs from the

@@ -1,7 +1,7 @@
 /* Vendored unchanged below this comment from the npm package sortable-tablesort 4.1.7
  * (https://github.com/tofsjonas/sortable, file dist/sortable.a11y.js), by Jonas Earendel.
  * License: the Unlicense (public domain dedication), see LICENSE in this folder.
- * Served from the built book by replicate.book_html (no CDN). */
+ * Served from the built book by replicate.book.html (no CDN). */
 function updateSortableAriaLabel(element, default_direction) {
   var header_text = element.textContent || "element", aria_label = "Column ".concat(header_text, " is not sortable");
   if (default_direction !== "no-sort") {

@@ -1,7 +1,7 @@
 /* Vendored unchanged below this comment from the npm package sortable-tablesort 4.1.7
  * (https://github.com/tofsjonas/sortable, file dist/sortable.js), by Jonas Earendel.
  * License: the Unlicense (public domain dedication), see LICENSE in this folder.
- * Served from the built book by replicate.book_html (no CDN). */
+ * Served from the built book by replicate.book.html (no CDN). */
 document.addEventListener("click", function(e) {
   try {
     var alt_sort_1 = e.shiftKey || e.altKey, element = e.target.closest("th"), tr = element.parentNode, thead = tr.parentNode, table_1 = thead.parentNode;

@@ -1,5 +1,6 @@
 """The experimental protocol: where the papers' public code differs from their text, the
-networks of each profile, and the chapter's first experiment.
+networks of each profile, the gpu profile's pilot, and the chapter's first experiment;
+:mod:`.authors_code` holds the book's page of the authors' code's behaviours and defects.
 
 Deviations (:data:`DEVIATIONS`, :func:`deviations_frame`). Source: the authors' repositories
 as summarised in the project's protocol notes (Mukhoti et al. wrote the base code; AdaFocal,
@@ -141,6 +142,22 @@ def deviations_frame():
         "book": "this book", "option": "option"})
 
 
+def augmentation_text(profile: str) -> str:
+    """One sentence: the profiles that augment (random crop and flip) as the reference code
+    does, and whether ``profile`` does."""
+    from ..profiles import PROFILES, get_profile
+
+    prof = get_profile(profile)
+    on = [p.name for p in PROFILES.values() if p.augment]
+    off = [p.name for p in PROFILES.values() if not p.augment]
+    both = (f"The profiles {', '.join(on)} augment as the reference code does"
+            + (f"; {', '.join(off)} {'does' if len(off) == 1 else 'do'} not" if off else ""))
+    here = ("so this chapter's runs (profile {p}) train on cropped and flipped images" if prof.augment else
+            "so this chapter's runs (profile {p}) never see a cropped or flipped image (the profile's "
+            "setting augment is off)").format(p=prof.name)
+    return f"{both}, {here}."
+
+
 # ----------------------------------------------------------------------------- networks
 #: What each image network is (the registry :data:`replicate.models.MODELS`).
 NETWORKS = {
@@ -166,7 +183,7 @@ def network_uses() -> list[tuple[str, dict, tuple[str, ...]]]:
     profiles that train it with those keyword arguments (a profile's ``model_params`` apply to
     its default ``model`` only, as in :func:`replicate.runs.spec.resolve`); a network no
     profile trains appears once with ``{}`` and no profiles."""
-    from .profiles import PROFILES
+    from ..profiles import PROFILES
 
     uses: dict[tuple[str, str], tuple[str, dict, list]] = {}
     for net in NETWORKS:
@@ -186,8 +203,8 @@ def networks_frame(profile: str = "cpu", num_classes: int = 10):
     count says so). Columns: network, settings, parameters, profiles, what."""
     import pandas as pd
 
-    from .models import count_parameters, get_model
-    from .profiles import get_profile
+    from ..models import count_parameters, get_model
+    from ..profiles import get_profile
 
     get_profile(profile)                                  # one-line ValueError for a bad name
     rows = []
@@ -203,7 +220,7 @@ def networks_frame(profile: str = "cpu", num_classes: int = 10):
 
 def profile_network(profile: str) -> str:
     """The default image network of ``profile`` with its settings, e.g. ``"tiny_cnn (width=32)"``."""
-    from .profiles import get_profile
+    from ..profiles import get_profile
 
     p = get_profile(profile)
     return p.model + (f" ({_settings(p.model_params)})" if p.model_params else "")
@@ -217,8 +234,8 @@ def gpu_pilot():
     These runs chose the profile's network and length (:mod:`replicate.profiles`)."""
     import pandas as pd
 
-    from . import runs
-    from .profiles import get_profile
+    from .. import runs
+    from ..profiles import get_profile
 
     gpu = get_profile("gpu")
     frame = runs.list_runs("results")
@@ -250,7 +267,7 @@ def experiment_configs(methods: Mapping[str, tuple], dataset: str = "cifar10", p
                        seed: int = 1) -> dict:
     """``label -> RunConfig`` for ``methods`` (``label -> (loss, loss parameters)``), each
     evaluated after every epoch (option ``eval_every_epoch``); validated before any data is read."""
-    from .runs import RunConfig
+    from ..runs import RunConfig
 
     if not isinstance(methods, Mapping) or not methods:
         raise ValueError("methods must be a non-empty mapping label -> (loss, loss parameters)")
@@ -271,7 +288,7 @@ def train_or_load(methods: Mapping[str, tuple] = FIRST_EXPERIMENT, dataset: str 
     """``label -> Run`` of :func:`experiment_configs`: loaded when the run store holds the
     run, else trained (:func:`replicate.runs.get_or_train`); ``log`` (or None) gets one line
     per run."""
-    from .runs import get_or_train
+    from ..runs import get_or_train
 
     runs = {}
     for label, cfg in experiment_configs(methods, dataset, profile, seed).items():
@@ -284,7 +301,7 @@ def train_or_load(methods: Mapping[str, tuple] = FIRST_EXPERIMENT, dataset: str 
 def split_panels(runs: Mapping[str, object], split: str = "test") -> dict:
     """``label -> (probabilities, labels)`` from each run's stored logits of ``split`` ("val" or
     "test"), for :func:`replicate.plots.reliability_grid`."""
-    from .metrics import probs_from_logits
+    from ..metrics import probs_from_logits
 
     if not isinstance(runs, Mapping) or not runs:
         raise ValueError("runs must be a non-empty mapping label -> Run")
@@ -306,3 +323,6 @@ def metrics_table(runs: Mapping[str, object]):
              "test ECE (%)": 100 * r.metrics["test"]["ece"],
              "after TS (%)": 100 * r.metrics["test_ts"]["ece"]} for label, r in runs.items()]
     return pd.DataFrame(rows)
+
+
+from . import authors_code  # noqa: E402 - the page of the authors' code's behaviours (reads DEVIATIONS above)

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import metrics
-from .profiles import get_profile
-from .synthetic import as_generator, estimator_study
+from .. import metrics
+from ..profiles import get_profile
+from ..synthetic import as_generator, estimator_study
 
 #: Training images of the official training split, for runs that train on all of it
 #: (``n_train`` None): the validation images are taken out of these.
@@ -197,7 +197,7 @@ def describe(runs, data_name: str | None = None, reps: int = FLOOR_REPS, rng=0) 
     floors = [100 * calibrated_ece(metrics.probs_from_logits(z), reps=reps, rng=g)[0] for z, _ in test]
     errors = [100 * float(np.mean(np.argmax(z, axis=1) != y)) for z, y in test]
     if data_name is None:
-        from .comparison import data_name as recorded_name
+        from .tables import data_name as recorded_name
 
         data_name = recorded_name(chosen[0])
     paper = get_profile("paper")

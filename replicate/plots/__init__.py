@@ -19,7 +19,7 @@
 - :func:`caption` / :func:`add_caption` -- the standard "what produced this figure" label.
 - :func:`page_figure` -- ``n`` panels laid out in rows that fit the book's column
   (:data:`PAGE_WIDTH`), so that every label reads at 8 pt or more on the page
-  (:mod:`replicate.legibility` checks it after every cell of a chapter).
+  (:mod:`replicate.plots.legibility` checks it after every cell of a chapter).
 
 Every function returns matplotlib objects and draws into ``ax`` when one is given.
 """
@@ -36,12 +36,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from .checks import positive_int  # noqa: E402
+from ..checks import positive_int  # noqa: E402
 
 PALETTE = "colorblind"
 _BINNINGS = ("width", "mass")
 #: Widest figure (inches at the book's 100 dpi) that the page shows at its own size: the
-#: output column (:data:`replicate.legibility.COLUMN_PX`) less the padding of a tight bbox.
+#: output column (:data:`replicate.plots.legibility.COLUMN_PX`) less the padding of a tight bbox.
 PAGE_WIDTH = 6.6
 #: The smallest font size (points) a figure function draws with.
 MIN_FONT = 8.0
@@ -49,7 +49,7 @@ MIN_FONT = 8.0
 
 #: pandas display options of every chapter (:func:`use_style`): a table shows every row,
 #: column and character of its cells (pandas' defaults cut cells at 50 characters and
-#: tables at 60 rows with "..."); the book lays long cells out (see :mod:`replicate.book_html`).
+#: tables at 60 rows with "..."); the book lays long cells out (see :mod:`replicate.book.html`).
 TABLE_OPTIONS = {"display.max_colwidth": None, "display.max_rows": None, "display.min_rows": None,
                  "display.max_columns": None, "display.width": None, "styler.render.max_rows": None,
                  "styler.render.max_columns": None}
@@ -59,7 +59,7 @@ def use_style() -> None:
     """Apply the book's figure style (seaborn ``whitegrid``, colour-blind palette) and
     table display (:data:`TABLE_OPTIONS`), and, in a notebook kernel, check after each cell
     that every open figure's text reads at 8 pt or more at the book's page width
-    (:func:`replicate.legibility.install`)."""
+    (:func:`replicate.plots.legibility.install`)."""
     import pandas as pd
 
     from . import legibility
@@ -148,7 +148,7 @@ def reliability_diagram(probs, labels, n_bins: int = 15, binning: str = "width",
     ``true_curve``, a function ``c -> P(correct | confidence c)`` known for synthetic
     predictors, is drawn as a black line over the range of the observed confidences.
     """
-    from . import metrics
+    from .. import metrics
 
     _check_binning(binning)
     rb = metrics.reliability_bins(probs, labels, n_bins=n_bins, binning=binning)

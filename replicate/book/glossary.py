@@ -4,7 +4,7 @@ to its definition on the book's glossary page.
 The glossary is an ordinary page, ``book/glossary.md``, written with Sphinx's ``glossary``
 directive: each entry has one or more term lines (the names the chapters use for the same
 thing) and one definition. Chapters do not mark terms by hand. After Sphinx has resolved a
-page (``doctree-resolved``, connected by :mod:`replicate.book_html`), :func:`link_first_uses`
+page (``doctree-resolved``, connected by :mod:`replicate.book.html`), :func:`link_first_uses`
 finds, in reading order, the first occurrence of any name of each entry in the page's prose
 and turns it into a link to the entry; every later occurrence is left as it is.
 
@@ -126,5 +126,5 @@ def _doctree_resolved(app, doctree, docname) -> None:
 
 
 def setup(app) -> None:
-    """Connect the linker (called by :func:`replicate.book_html.setup`)."""
+    """Connect the linker (called by :func:`replicate.book.html.setup`)."""
     app.connect("doctree-resolved", _doctree_resolved)

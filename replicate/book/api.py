@@ -117,7 +117,7 @@ def _unlinked_reference(app, env, node, contnode):
 
 def api_modules(root=None) -> dict[str, Path]:
     """``{module: page}`` for every ``automodule`` directive of the API pages ``book/api/*.md``."""
-    from . import config
+    from .. import config
 
     out = {}
     for page in sorted((Path(root or config.repo_root()) / API_DIR).glob("*.md")):

@@ -3,7 +3,7 @@
 :func:`sortable_table` writes a plain ``<table>`` (caption, ``<thead>``, ``<tbody>``) with the
 class ``sortable``. In the built book, the script of the npm package ``sortable-tablesort``
 (4.1.7, the Unlicense; vendored unchanged in ``replicate/static/sortable/`` and served from the
-book's ``_static`` folder by :mod:`replicate.book_html`, never from a CDN) sorts any such table
+book's ``_static`` folder by :mod:`replicate.book.html`, never from a CDN) sorts any such table
 when a header is clicked: first click ascending (the class ``asc``: lower is better for most
 metrics), second click descending. A cell may carry a number to sort by (``data-sort``)
 beside the text it shows (e.g. "1.23 ± 0.45" sorts by 1.23); cells without one sort by their
@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 #: The folder of the vendored script and style sheet (copied into the book's ``_static``).
-STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_DIR = Path(__file__).resolve().parents[1] / "static"   # replicate/static
 SCRIPTS = ("sortable/sortable.js", "sortable/sortable.a11y.js", "filter/table-filter.js")
 STYLESHEETS = ("sortable/sortable-base.css",)
 #: Extra style for the book: a readable, compact table that scrolls sideways on small screens.

@@ -6,7 +6,7 @@ tables. pandas' display defaults cut a cell at 50 characters and a table at 60 r
 so every table holds its full text. This module makes such tables readable on the page:
 
 - :func:`mark_tables` runs on every page of the HTML book (``html-page-context``, from
-  :mod:`replicate.book_html`) and gives each table in a cell's output the class
+  :mod:`replicate.book.html`) and gives each table in a cell's output the class
   :data:`TABLE_CLASS`, and each of its cells holding more than :data:`LONG_CELL` characters
   the class :data:`LONG_CLASS`;
 - :data:`STYLESHEET` (``replicate/static/reader/tables.css``) then pads every cell (two
@@ -16,7 +16,7 @@ so every table holds its full text. This module makes such tables readable on th
   that is wider than the column: the output box it sits in scrolls sideways (the theme's
   ``overflow-x: auto``) with a visible scroll bar and a shadow on the side that has more.
 
-The HTML check (:mod:`replicate.htmlcheck`) fails on a cell cut with "..." and on a table
+The HTML check (:mod:`replicate.book.check`) fails on a cell cut with "..." and on a table
 wider than the page's column that does not sit in a scroll box of its own.
 """
 from __future__ import annotations

@@ -27,7 +27,7 @@ import importlib
 import inspect
 from dataclasses import dataclass
 
-from .protocol import DEVIATIONS
+from . import DEVIATIONS
 
 __all__ = ["Behaviour", "DEFECTS", "behaviours", "check_options", "frame", "markdown"]
 
@@ -203,7 +203,7 @@ def check_options() -> list[str]:
 def _link(chapter: str, section: str) -> str:
     """A MyST link to ``section`` of ``chapter`` (the claims ledger's slugs: the strict build
     fails on a heading that does not exist)."""
-    from .claims.ledger import link
+    from ..claims.ledger import link
 
     return f"[{chapter} › {section}]({link(chapter, section)})"
 

@@ -1,6 +1,6 @@
 """Sphinx extension for the HTML book: MathJax served from the book, scripts included once.
 
-``_config.yml`` loads it with ``sphinx: extra_extensions: [replicate.book_html]``.
+``_config.yml`` loads it with ``sphinx: extra_extensions: [replicate.book.html]``.
 
 **MathJax with no network.** Sphinx loads MathJax from a CDN by default
 (``sphinx.ext.mathjax.MATHJAX_URL``), so a book opened offline shows raw TeX. Here every
@@ -19,7 +19,7 @@ other combined components and the SVG output (about 7 MB copied instead of 24 MB
 
 A ``mathjax_path`` set in ``_config.yml`` other than Sphinx's CDN default is left alone.
 
-**Sortable tables.** Tables written by :func:`replicate.html_table.sortable_table` (class
+**Sortable tables.** Tables written by :func:`replicate.book.tables.sortable_table` (class
 ``sortable``) are sorted by a click on a column header by the script of the npm package
 ``sortable-tablesort`` 4.1.7 (the Unlicense; no PyPI package ships it, so its two small
 script files and its style sheet are vendored unchanged, with a header naming the source, in
@@ -37,7 +37,7 @@ section that has a slug other than its ids also gets the slug as an id (an empty
 element in the page).
 
 **Tables laid out for reading.** Every page's tables in cell outputs are marked by
-:func:`replicate.html_layout.mark_tables` (padded cells, short ones on one line, long ones
+:func:`replicate.book.layout.mark_tables` (padded cells, short ones on one line, long ones
 wrapped at a readable width, a visible scroll edge for a table wider than the column), styled
 by ``replicate/static/reader/tables.css``.
 
@@ -47,7 +47,7 @@ After Sphinx assigns the numbers (``env-get-updated``), :func:`per_chapter_exerc
 renumbers the exercises of each page from 1 in page order; references and solution titles
 ("Solution to Exercise 2") read the same numbers.
 
-**Glossary links.** :mod:`replicate.glossary` links the first use of every term of the
+**Glossary links.** :mod:`replicate.book.glossary` links the first use of every term of the
 glossary page in each page to its definition.
 
 **Each script once.** sphinx-thebe 0.3 registers its inline configuration script
@@ -112,11 +112,11 @@ def _copy_after_build(app, exception) -> None:
 
 
 def _add_sortable_tables(app, config) -> None:
-    """Serve the table-sorting script and style sheet of :mod:`replicate.html_table` from the
+    """Serve the table-sorting script and style sheet of :mod:`replicate.book.tables` from the
     book's ``_static`` folder (``replicate/static`` is added to ``html_static_path``) and load
     them on every page (about 7 KB; they act only on tables of class ``sortable`` and on the
     filter forms written with them)."""
-    from .html_table import SCRIPTS, STATIC_DIR, STYLESHEETS
+    from .tables import SCRIPTS, STATIC_DIR, STYLESHEETS
 
     missing = [f for f in (*SCRIPTS, *STYLESHEETS) if not (STATIC_DIR / f).is_file()]
     if missing:
@@ -147,10 +147,10 @@ def _slug_anchors(app, doctree, docname) -> None:
 
 
 def _add_table_layout(app, config) -> None:
-    """Load the style sheet of :mod:`replicate.html_layout` on every page (``replicate/static``
+    """Load the style sheet of :mod:`replicate.book.layout` on every page (``replicate/static``
     is on ``html_static_path`` already, see :func:`_add_sortable_tables`)."""
-    from .html_layout import STYLESHEET
-    from .html_table import STATIC_DIR
+    from .layout import STYLESHEET
+    from .tables import STATIC_DIR
 
     if not (STATIC_DIR / STYLESHEET).is_file():
         raise FileNotFoundError(f"the table style sheet {STYLESHEET} is missing under {STATIC_DIR}")
@@ -159,7 +159,7 @@ def _add_table_layout(app, config) -> None:
 
 def _lay_out_tables(app, pagename, templatename, context, doctree) -> None:
     if isinstance(context.get("body"), str):
-        from .html_layout import mark_tables
+        from .layout import mark_tables
 
         context["body"] = mark_tables(context["body"])
 

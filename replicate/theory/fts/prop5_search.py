@@ -3,7 +3,7 @@
 
 Prop. 5 says that the focal calibration map never lowers the top probability:
 ``map(q)_j >= q_j`` for ``j = argmax q``. It fails, but only where the top probability is
-below ``q*(gamma)`` (:func:`replicate.theory.fts.confidence_raising_threshold`; ``1/e`` at
+below ``q*(gamma)`` (:func:`replicate.theory.fts.calibration_map.confidence_raising_threshold`; ``1/e`` at
 ``gamma = 1``) *and* enough other classes sit close below it: with ``map(q)_j / q_j =
 r(q_j) / sum_i q_i r(q_i)``, the top class loses mass only when the classes near it have an
 ``r`` as small as its own and the small classes, with ``r`` near ``r(0) = 1``, outweigh them.
@@ -21,25 +21,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .synthetic import as_generator
+from ...synthetic import as_generator
+from .calibration_map import confidence_raising_threshold, focal_calibration_map
 
 __all__ = ["uniform_points", "near_ties", "gains", "smallest_gain", "confidence_raising_threshold"]
-
-
-def _fts_theory():
-    """The module of the focal calibration map: ``replicate.theory.fts`` in the flat layout,
-    ``replicate.theory.fts.calibration_map`` in the per-chapter layout of issue #21."""
-    import importlib
-
-    try:
-        return importlib.import_module("replicate.theory.fts.calibration_map")
-    except ImportError:
-        return importlib.import_module("replicate.theory.fts")
-
-
-def confidence_raising_threshold(gamma: float) -> float:
-    """``q*(gamma)``: above this top probability the focal map provably raises confidence."""
-    return _fts_theory().confidence_raising_threshold(gamma)
 
 
 def uniform_points(k: int, n: int, rng=None) -> np.ndarray:
@@ -76,7 +61,7 @@ def gains(q, gamma: float = 1.0) -> np.ndarray:
     """``map(q)_j - q_j`` of the top class ``j`` of each row of ``q`` (negative: Prop. 5 fails)."""
     q = np.asarray(q, dtype=np.float64)
     j = q.argmax(axis=1)[:, None]
-    return np.take_along_axis(_fts_theory().focal_calibration_map(q, gamma) - q, j, axis=1)[:, 0]
+    return np.take_along_axis(focal_calibration_map(q, gamma) - q, j, axis=1)[:, 0]
 
 
 def smallest_gain(ks, n: int = 20_000, gamma: float = 1.0, rng=0) -> pd.DataFrame:

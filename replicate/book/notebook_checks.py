@@ -2,9 +2,9 @@
 
 :func:`warnings_in` lists the outputs of an executed notebook that print a warning: anything
 written to stderr (Python's ``warnings`` module, a library's log line, the book's own
-``LegibilityWarning`` from :mod:`replicate.legibility`) and any output text carrying a
+``LegibilityWarning`` from :mod:`replicate.plots.legibility`) and any output text carrying a
 ``SomethingWarning:`` line. ``tests/test_book.py`` runs it over every chapter of the smoke
-book, and ``python -m replicate.notebook_checks book/chapters/*.ipynb`` over a built book.
+book, and ``python -m replicate.book.notebook_checks book/chapters/*.ipynb`` over a built book.
 """
 from __future__ import annotations
 

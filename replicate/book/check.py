@@ -27,7 +27,7 @@ page fails on:
 The browser is the system's Chromium (Debian package ``chromium``; ``$REPLICATE_CHROMIUM``
 names another binary); Playwright never downloads a browser of its own. Command line::
 
-    python -m replicate.htmlcheck [_build/html]      # exit 1 when a page fails
+    python -m replicate.book.check [_build/html]      # exit 1 when a page fails
 
 This module imports no torch and no replicate submodule.
 """
@@ -361,8 +361,8 @@ def _link_problems(html_dir: Path, origin: str, found: dict[str, dict], all_page
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m replicate.htmlcheck [HTML_DIR] [--page P]...``; exit 0 clean, 1 problems, 2 cannot run."""
-    parser = argparse.ArgumentParser(prog="python -m replicate.htmlcheck", description=__doc__.split("\n\n")[0])
+    """``python -m replicate.book.check [HTML_DIR] [--page P]...``; exit 0 clean, 1 problems, 2 cannot run."""
+    parser = argparse.ArgumentParser(prog="python -m replicate.book.check", description=__doc__.split("\n\n")[0])
     parser.add_argument("html_dir", nargs="?", default="_build/html", help="the built book (default: _build/html)")
     parser.add_argument("--page", action="append", help="check only this page (relative path; repeatable)")
     args = parser.parse_args(argv)
