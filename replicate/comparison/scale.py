@@ -197,7 +197,7 @@ def describe(runs, data_name: str | None = None, reps: int = FLOOR_REPS, rng=0) 
     floors = [100 * calibrated_ece(metrics.probs_from_logits(z), reps=reps, rng=g)[0] for z, _ in test]
     errors = [100 * float(np.mean(np.argmax(z, axis=1) != y)) for z, y in test]
     if data_name is None:
-        from .comparison import data_name as recorded_name
+        from .tables import data_name as recorded_name
 
         data_name = recorded_name(chosen[0])
     paper = get_profile("paper")
