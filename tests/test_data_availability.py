@@ -14,10 +14,12 @@ from replicate.data import generated
 
 @pytest.fixture
 def empty(tmp_path, monkeypatch):
-    """An empty data directory, downloads off."""
+    """An empty data directory, downloads off, and an empty cache (its ``data/`` folder is
+    searched too: a real data directory's extractions may sit there from other tests)."""
     data = tmp_path / "data"
     data.mkdir()
     monkeypatch.setenv("REPLICATE_DATA", str(data))
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("REPLICATE_OFFLINE", "1")
     return data
 
