@@ -116,7 +116,7 @@ def test_every_chapter_folder_has_the_contracts_modules_and_the_registry_finds_t
 def test_verdict_counts_follow_one_glue_key_convention():
     import pandas as pd
 
-    frame = pd.DataFrame({"evidence": ["ours: a"] * 3 + ["paper: b"] * 3,
+    frame = pd.DataFrame({"kind": ["experiment"] * 6, "evidence": ["ours: cpu"] * 3 + ["paper: b"] * 3,
                           "verdict": ["holds", "not tested", "beyond the paper", "holds", "holds with conditions",
                                       "fails"],
                           "check": ["holds", "not tested", "fails", "holds", "holds with conditions", "fails"]})

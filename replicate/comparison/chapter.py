@@ -24,7 +24,9 @@ with one module per role, each role one name everywhere:
 ``figures``
     the chapter's figures, drawn from runs or evidence (they compute nothing a rule reads).
 
-A chapter may split a role (``figure_rules``, ``appendix_rules``, ``terms``; ``links`` in
+A chapter may split a role (``figure_rules``, ``appendix_rules``, ``terms``, ``noise_rules``
+(the comparative claims decided on our runs within their noise, :mod:`replicate.comparison.noise`);
+``links`` in
 FTS) but never renames one. The notebook reaches them through one alias,
 ``ch = rp.experiments.<chapter>``: ``ch.plan.plan(...)``, ``ch.claims.claims_log(plan,
 runs)``, ``ch.views``, ``ch.figures``.
@@ -59,11 +61,30 @@ def not_in_store(profile: str) -> str:
 
 
 def chapter_log(paper: str, chapter: str, claims, summaries: dict, missing: dict | None = None,
-                section: str = SECTION) -> ClaimLog:
+                section: str = SECTION, runs: dict | None = None) -> ClaimLog:
     """A chapter's claims table: every claim of ``claims`` (its ``rules()``) decided on each
     side of ``summaries`` (``{evidence label: evidence}``), and "not tested" with the reason
-    for each label of ``missing``."""
-    return log_claims(ClaimLog(paper, chapter, kind="experiment", section=section), claims, summaries, missing)
+    for each label of ``missing``. ``runs`` (``{evidence label: RunEvidence or {row:
+    RunEvidence}}``) are our runs behind a label: there a claim with a noise test is decided
+    within the runs' noise (:func:`replicate.comparison.verdicts.log_claims`)."""
+    return log_claims(ClaimLog(paper, chapter, kind="experiment", section=section), claims, summaries, missing,
+                      runs)
+
+
+def noise_rule() -> str:
+    """The rule every chapter applies to its comparative claims on our runs, in words, with
+    its thresholds (:mod:`replicate.comparison.noise`, :mod:`replicate.comparison.wording`)."""
+    from . import noise, wording
+
+    return (f"a comparison holds only when its {100 * (1 - noise.ALPHA):g} % interval lies wholly on the claimed "
+            f"side (the paired t-test over the seeds with {noise.MIN_SEEDS} or more, else a paired bootstrap over "
+            f"the test examples; bootstrap rank intervals for \"the lowest\"), fails when it lies wholly on the "
+            f"contrary side, and is inconclusive otherwise, the row saying how many seeds or test examples would "
+            f"decide it; a claim over k of N rows (\"most\": more than half; \"almost all\": "
+            f"{wording.ALMOST_ALL:.0%}) holds once k rows hold and fails once more than N − k fail; an optimal "
+            f"temperature close to 1 means {wording.near_one_text()}, one that is 1 means {wording.is_one_text()}; "
+            f"an out-of-distribution claim is not tested on models whose AUROC interval stays below "
+            f"{wording.DETECTS_AUROC:g} % (they detect at or near chance)")
 
 
 def verdict_counts(frame, sides: Mapping[str, str], per_claim: bool = False) -> dict[str, str]:
@@ -74,8 +95,14 @@ def verdict_counts(frame, sides: Mapping[str, str], per_claim: bool = False) -> 
     :data:`replicate.claims.VERDICTS` (``n_holds_ours``, ``n_not_tested_paper``),
     ``n_holds_any_<who>`` (holds, with or without conditions) and, with ``per_claim``,
     ``claim<i>_<who>``: the check of the side's i-th row (1-based, in the rules' order; a
-    "beyond the paper" row gives its own check)."""
-    out = {}
+    "beyond the paper" row gives its own check). Two sentences every verdict section
+    quotes: ``evidence_split``, the verdicts split by what they rest on
+    (:func:`replicate.claims.ledger.split_summary`: the paper's tables, our runs at each
+    profile), and ``noise_rule``, the rule that decides a comparison on our runs
+    (:func:`noise_rule`)."""
+    from ..claims.ledger import split_summary
+
+    out = {"evidence_split": split_summary(frame), "noise_rule": noise_rule()}
     for who, prefix in sides.items():
         part = frame[frame.evidence.str.startswith(prefix)]
         out[f"n_claims_{who}"] = str(len(part))

@@ -97,27 +97,31 @@ def log_claims(log: ClaimLog, claims, summaries: dict, missing: dict | None = No
     not in the store) to the reason: its rows are ``not tested`` with that reason.
 
     ``runs`` maps an evidence label of ``summaries`` to its runs, a
-    :class:`replicate.comparison.noise.RunEvidence` (or ``{(method, seed): Run}``): there a
+    :class:`replicate.comparison.noise.RunEvidence`, ``{row name: RunEvidence}`` (our runs
+    of several table rows) or ``{(method, seed): Run}``: there a
     claim with a ``noise`` test is decided by that test (its interval and what would decide
     it are the result; the rule's numbers are kept after them); where the rule itself says
     ``not tested`` (a number it needs is missing, or the models are outside the claim's
-    regime) that verdict stands and the test is not run."""
-    from ..claims import untested
+    regime) that verdict stands and the test is not run; a "beyond the paper" statement stays
+    one, with the test's verdict as its own check."""
+    from ..claims import BEYOND_THE_PAPER, beyond, untested
     from .noise import RunEvidence
 
     evidence = {}
     for label, ev in (runs or {}).items():
         if label not in summaries:
             raise ValueError(f"runs names evidence {label!r} that is not in summaries: {', '.join(summaries)}")
-        evidence[label] = ev if isinstance(ev, RunEvidence) else RunEvidence(ev)
+        rows = isinstance(ev, dict) and ev and all(isinstance(v, RunEvidence) for v in ev.values())
+        evidence[label] = RunEvidence(ev) if isinstance(ev, dict) and not rows else ev
     for claim in tuple(claims):
         for label, summ in summaries.items():
             numbers, outcome = claim.rule(summ)
             o, how = as_outcome(outcome), claim.how or "rule on the tables"
             if claim.noise is not None and label in evidence and o.verdict != "not tested":
                 res = claim.noise(evidence[label])
-                o, numbers = res.outcome, f"{res.text}; {numbers}"
-                how = f"{how}; decided within the runs' noise ({res.test})"
+                extra = o.verdict == BEYOND_THE_PAPER and res.verdict != "not tested"
+                o, numbers = (beyond(res.outcome) if extra else res.outcome), f"{res.text}; {numbers}"
+                how = f"{how}; decided within the runs' noise ({res.test or 'see the note'})"
             log.add(claim.text, claim.source, how, numbers, o, evidence=label)
         for label, reason in (missing or {}).items():
             log.add(claim.text, claim.source, claim.how or "rule on the tables", "–", untested(reason),

@@ -194,3 +194,22 @@ def our_evidence(p: cmp.Plan, runs: dict, ours: dict, rule: str) -> Evidence:
     return Evidence(tables, pd.concat(per_seed, ignore_index=True) if per_seed else None,
                     _bins_frame(runs, rule, seed), _gammas_frame(runs, rule), missing)
 
+
+
+def run_rows(runs: dict, ours: dict, rule: str) -> dict:
+    """Our runs of each table row (image, text) as the claims' noise tests read them
+    (``{row name: RunEvidence}``, :func:`row_name`), AdaFocal being ``rule`` (renamed
+    ``adafocal`` in the runs and in the frame whose T the post-T numbers used; the other
+    rule left out)."""
+    from ...comparison import noise
+
+    other = [k for k in ADAFOCAL_KEYS if k != rule]
+    rows = {}
+    for group in ("image", "text"):
+        if group not in ours or not runs.get(group):
+            continue
+        mine = {("adafocal" if m == rule else m, s): r for (m, s), r in runs[group].items() if m not in other}
+        frame = rename_method(ours[group], rule, "adafocal", drop=other)
+        rows[row_name(next(iter(runs[group].values())))] = noise.RunEvidence(mine, frame,
+                                                                          row_name(next(iter(mine.values()))))
+    return rows

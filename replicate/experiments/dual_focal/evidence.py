@@ -401,3 +401,17 @@ def roc_frame(runs, ood_set: str = "cifar10c_gaussian5") -> pd.DataFrame:
                                         "auroc": 100 * roc_auc_score(y, s)}))
     cols = ["method", "temperature_scaled", "fpr", "tpr", "auroc"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
+
+
+def run_rows(runs: dict, ours: Evidence) -> dict:
+    """Our runs of each table row (the image group over its seeds, the text group) as the
+    claims' noise tests read them: ``{row name: RunEvidence}`` with the frames of
+    ``ours.raw`` (their temperatures by validation ECE)."""
+    from ...comparison import noise
+
+    rows = {}
+    for group in ("image", "text"):
+        if group in runs and group in ours.raw:
+            row = _where(runs[group])[0].removeprefix("ours: ")
+            rows[row] = noise.RunEvidence(runs[group], ours.raw[group], row)
+    return rows

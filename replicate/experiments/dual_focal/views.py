@@ -130,14 +130,17 @@ def notes(tables, rows=None):
 # ----------------------------------------------------------------------------- the tables
 def main_tables(c: Chapter, group: str = "image") -> list:
     """Tables 1, 2, 5-8 (only 1 and 2 for the text group): ours beside the paper's row,
-    every post-T number at the temperature chosen by validation ECE."""
+    every post-T number at the temperature chosen by validation ECE; each of our cells
+    carries its 95 % interval on hover (the t interval over the seeds, or a bootstrap over
+    the test examples with one seed: :func:`replicate.comparison.noise.cell_intervals`)."""
     if group not in c.runs:
         return []
     ref = c.plan.references[next(iter(c.runs[group].values())).resolved["dataset"]]
     paper = cmp.paper_values(ref)
     keys = MAIN if group == "image" else {k: MAIN[k] for k in ("ece", "error")}
+    iv = cmp.noise.cell_intervals(c.runs[group], c.ours.raw[group], list(keys))
     return [cmp.styled_table(c.ours.raw[group], paper, m, c.plan.methods[group], ref, c.source(group),
-                             selected_by="ece") for m in keys]
+                             intervals=iv[m], selected_by="ece") for m in keys]
 
 
 def table3(c: Chapter):

@@ -55,6 +55,8 @@ class Evidence:
     toy: pd.DataFrame | None = None
     epochs: int | None = None
     missing: dict = field(default_factory=dict)
+    #: our runs of each table row as the claims' noise tests read them (``{row: RunEvidence}``)
+    runs: dict = field(default_factory=dict)
 
     def why(self, part: str) -> str:
         """Why ``part`` is absent (default: the paper shows it only as a figure)."""
@@ -102,21 +104,30 @@ def _auroc(runs: dict, model: str) -> tuple[pd.DataFrame, list]:
     return f[COLUMNS], lacking
 
 
-def _group_summary(runs: dict) -> pd.DataFrame:
-    return cmp.summarise(cmp.evaluate_runs(runs, metrics=TABLE_METRICS, t_selected_by=T_BY_ECE))
+def _group_summary(runs: dict, rows: dict | None = None) -> pd.DataFrame:
+    """The summary of a group's runs; ``rows`` (when given) gains the group's
+    :class:`~replicate.comparison.noise.RunEvidence`, named by its table row."""
+    from ...comparison import noise
+
+    frame = cmp.evaluate_runs(runs, metrics=TABLE_METRICS, t_selected_by=T_BY_ECE)
+    if rows is not None:
+        run = next(iter(runs.values()))
+        name = row_label(_display(run.resolved["dataset"]), f"{run.resolved['model']} (ours)")
+        rows[name] = noise.RunEvidence(runs, frame, name)
+    return cmp.summarise(frame)
 
 
 def our_evidence(p: cmp.Plan, runs: dict, toy: pd.DataFrame | None = None) -> Evidence:
     """Our side from ``runs`` (``{group: {(key, seed): Run}}``, groups possibly missing) of
     plan ``p``; ``toy`` is :func:`replicate.toy2d.study`'s frame (None: not run)."""
-    parts, missing = [], {}
+    parts, missing, rows = [], {}, {}
     label = f"ours: {p.profile}"
     image = runs.get("image")
     if image:
         run = next(iter(image.values()))
         model, dkey = run.resolved["model"], run.resolved["dataset"]
         label = cmp.evidence_label(image)
-        parts.append(_rows(_group_summary(image), _display(dkey), dkey, model))
+        parts.append(_rows(_group_summary(image, rows), _display(dkey), dkey, model))
         auroc, lacking = _auroc(image, model)
         parts.append(auroc)
         if lacking:
@@ -128,7 +139,7 @@ def our_evidence(p: cmp.Plan, runs: dict, toy: pd.DataFrame | None = None) -> Ev
     text = runs.get("text")
     if text:
         run = next(iter(text.values()))
-        parts.append(_rows(_group_summary(text), _display(run.resolved["dataset"]), run.resolved["dataset"],
+        parts.append(_rows(_group_summary(text, rows), _display(run.resolved["dataset"]), run.resolved["dataset"],
                            run.resolved["model"]))
     norm = runs.get("norm")
     if norm:
@@ -161,7 +172,7 @@ def our_evidence(p: cmp.Plan, runs: dict, toy: pd.DataFrame | None = None) -> Ev
     epochs = next(iter(image.values())).resolved["train"]["epochs"] if image else None
     tables = pd.concat([f for f in parts if len(f)], ignore_index=True) if any(len(f) for f in parts) else \
         pd.DataFrame(columns=COLUMNS)
-    return Evidence(label, tables, history, sweep, reliability, toy, epochs, missing)
+    return Evidence(label, tables, history, sweep, reliability, toy, epochs, missing, rows)
 
 
 def sweep_summary(p: cmp.Plan, lambda_runs: dict) -> pd.DataFrame:

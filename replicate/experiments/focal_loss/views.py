@@ -94,6 +94,15 @@ def text_numbers(view: dict | None, text_runs: dict) -> dict:
             "text_seconds": f"{sum(r.wall_time for r in text_runs.values()) / len(text_runs):.0f}"}
 
 
+def rule_texts() -> dict:
+    """The thresholds of the chapter's rules, for its verdict prose: ``t_rule`` (the book's
+    "close to 1") and ``min_s99`` (when the |S99| claim is tested)."""
+    from ...comparison import wording
+    from .rules import MIN_S99
+
+    return {"t_rule": wording.near_one_text(), "min_s99": f"{MIN_S99:g} %"}
+
+
 # ----------------------------------------------------------------------------- page notes (issue #24)
 # Sentences the page glues where our runs differ from the paper's picture: never typed by
 # hand, so a rebuild at another profile cannot make them false.

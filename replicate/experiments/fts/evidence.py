@@ -15,6 +15,41 @@ from .plan import GAMMA_TR, PAPER, check_grid
 PAPER_LABEL = "paper: Table 1 (CIFAR-100, CIFAR-10, TinyImageNet; ResNet-50)"
 
 
+def run_evidence(runs: dict, grid: str = "code", link: str = "intended", log=None):
+    """Our runs as the claims' noise tests read them: a
+    :class:`~replicate.comparison.noise.RunEvidence` whose settings ``"ts:SELECT"`` and
+    ``"fts:SELECT"`` (SELECT ``nll`` or ``adaece``) hold each run's test probabilities after
+    TS and after FTS with the parameters :func:`replicate.comparison.evaluate_posthoc` chose
+    by that validation criterion, and whose frame gives those temperatures (``metric`` =
+    SELECT), as :func:`ours_frame`'s numbers used them."""
+    import math
+
+    import numpy as np
+
+    from ... import metrics as _m
+    from ...comparison import board, noise
+    from ...posthoc.fts import fts_log_probs
+
+    raw = cmp.evaluate_posthoc(runs, grid=check_grid(grid), link=link, log=log)
+    fits = raw[raw["posthoc"].isin(["ts", "fts"]) & raw["select"].isin(["nll", "adaece"])]
+    fits = fits.drop_duplicates(["method", "seed", "posthoc", "select"])
+    cells, temps = {}, []
+    for r in fits.to_dict("records"):
+        z, y = runs[(r["method"], r["seed"])].logits("test")
+        z, y, fts = np.asarray(z, dtype=np.float64), np.asarray(y, dtype=np.int64), r["posthoc"] == "fts"
+        lp = fts_log_probs(z, r["T"], r["gamma"]) if fts else _m._log_softmax(z / r["T"])
+        cells[(r["method"], r["seed"], f"{r['posthoc']}:{r['select']}")] = board.Calibrated(
+            r["posthoc"], np.exp(lp), y, lp[np.arange(len(y)), y], None, float(r["T"]),
+            float(r["gamma"]) if fts else math.nan)
+        if not fts:
+            temps.append({"method": r["method"], "seed": r["seed"], "metric": r["select"], "temperature_scaled": True,
+                          "T": float(r["T"])})
+    run = next(iter(runs.values()))
+    ev = noise.RunEvidence(runs, pd.DataFrame(temps), f"{run.resolved['dataset']}, {run.resolved['model']}")
+    ev.board = cells
+    return ev
+
+
 def ours_frame(runs: dict, block: str, grid: str = "code", link: str = "intended", log=None) -> pd.DataFrame:
     """Our evidence for the rules: :func:`replicate.comparison.summarise_posthoc` of the runs
     ``{(method, seed): Run}`` (TS and FTS, chosen by validation log-loss and by equal-mass

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ... import comparison as cmp
 from ...claims import ClaimLog
-from ...comparison import board, chapter
+from ...comparison import board, chapter, noise
 from ...papers import PAPERS
 from . import rules as r
 from .plan import CHAPTER, FTS_PAPER, HEADLINE, SECTION, plan
@@ -16,44 +16,62 @@ from .plan import CHAPTER, FTS_PAPER, HEADLINE, SECTION, plan
 
 def rules(paper: str, alpha: float = 0.05) -> tuple[cmp.Claim, ...]:
     """``paper``'s headline claim restated on the common protocol, as rules on the per-seed
-    frame of :func:`evaluate` (columns ``method, seed, setting, metric, value``). Each is read
-    two ways: the paper's method has the lowest *mean* over seeds, and it is *significantly*
-    lower than every other method of the paper's table (paired t-test over seeds, p <
-    ``alpha``, no correction for the several tests); the verdict depends on the reading when
-    the two disagree. The FTS paper's claim is about post-hoc calibration: FTS lowers the ECE
-    of every model of its Table 1 (plus, beyond the paper, of every model of the leaderboard)."""
+    frame of :func:`evaluate` (columns ``method, seed, setting, metric, value``) and, on our
+    runs, decided within their noise (:func:`.rules.lowest_test`, :func:`.rules.fts_test`):
+    the paper's method is the lowest when its bootstrap rank interval (seeds and test
+    examples resampled) is [1, 1], not the lowest when the interval excludes rank 1, and
+    ``inconclusive`` otherwise. Without runs (the rule alone) each is read two ways: the
+    lowest *mean* over seeds, and *significantly* lower than every other method of the
+    paper's table (paired t-test over seeds, p < ``alpha``). The FTS paper's claim is about
+    post-hoc calibration: FTS lowers the ECE of every model of its Table 1 (plus, beyond the
+    paper, of every model of the leaderboard), each model by the paired t-test over seeds."""
     from ...papers import get_paper
 
     get_paper(paper)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}")
     if paper == FTS_PAPER:
-        how = "test ECE after FTS vs after TS, both chosen by validation ECE on T = 0.1..10.0"
+        how = ("test ECE after FTS vs after TS, both chosen by validation ECE on T = 0.1..10.0; per model the "
+               "paired t-test over seeds (95 % interval of the difference); holds when every model's FTS - TS "
+               "interval lies below 0, fails when one lies at or above 0")
         return (cmp.Claim("FTS gives a lower ECE than TS for every model of the paper's Table 1", "Sec. 5.2, Sec. 6",
-                          r.fts_rule(alpha, False), how + " (the paper: equal-mass ECE, T = 0.01..5)"),
+                          r.fts_rule(alpha, False), how + " (the paper: equal-mass ECE, T = 0.01..5)",
+                          r.fts_test(False)),
                 cmp.Claim("FTS gives a lower ECE than TS for every model of the leaderboard", "(the book)",
-                          r.fts_rule(alpha, True), how))
+                          r.fts_rule(alpha, True), how, r.fts_test(True)))
     own = next(m.short for m in cmp.METHODS.values() if m.compared_with == HEADLINE[paper][0])
-    how = ("mean test ECE (15 equal-width bins) over seeds of every method of the paper's Table 1 row we train; "
-           f"reading 2: paired t-test against each, p < {alpha:g}")
+    how = ("test ECE (15 equal-width bins) of every method of the paper's Table 1 row we train; holds when the "
+           "paper's method has the 95 % bootstrap rank interval [1, 1] (seeds and test examples resampled), fails "
+           "when the interval excludes rank 1")
     return tuple(cmp.Claim(f"{own} has the lowest ECE of the methods of the paper's Table 1, {when} temperature "
                            f"scaling", f"Table {HEADLINE[paper][1]}", r.lowest_rule(paper, scaled, alpha),
-                           how + (" (T by validation ECE)" if scaled else ""))
+                           how + (" (T by validation ECE)" if scaled else ""), r.lowest_test(paper, scaled))
                  for scaled, when in ((False, "before"), (True, "after")))
 
 
-def headline_log(paper: str, frame: pd.DataFrame | None, label: str, missing_reason: str = "") -> ClaimLog:
+def headline_log(paper: str, frame: pd.DataFrame | None, label: str, missing_reason: str = "",
+                 runs: noise.RunEvidence | None = None) -> ClaimLog:
     """``paper``'s headline claims on the common protocol, decided on ``frame`` (:func:`evaluate`)
-    labelled ``label``; ``frame`` None: "not tested" with ``missing_reason``."""
+    labelled ``label`` and, with ``runs`` (:func:`run_evidence`), within the runs' noise;
+    ``frame`` None: "not tested" with ``missing_reason``."""
     if frame is None:
         return chapter.chapter_log(paper, CHAPTER, rules(paper), {}, {label: missing_reason}, section=SECTION)
-    return chapter.chapter_log(paper, CHAPTER, rules(paper), {label: frame}, section=SECTION)
+    return chapter.chapter_log(paper, CHAPTER, rules(paper), {label: frame}, section=SECTION,
+                               runs={label: runs} if runs is not None else None)
 
 
-def headline_claims(frame: pd.DataFrame, label: str) -> tuple[list[ClaimLog], pd.DataFrame]:
-    """Every paper's :func:`headline_log` on ``frame`` and their rows in one frame (papers in
-    book order)."""
-    logs = [headline_log(p, frame, label) for p in PAPERS]
+def run_evidence(runs: dict, calibrated: dict) -> noise.RunEvidence:
+    """Our runs ``{(method, seed): Run}`` with their three post-hoc calibrations
+    (:func:`.evidence.evaluate`'s ``calibrated``), as the claims' noise tests read them."""
+    run = next(iter(runs.values()))
+    return noise.RunEvidence(runs, name=f"{run.resolved['dataset']}, {run.resolved['model']}", board=calibrated)
+
+
+def headline_claims(frame: pd.DataFrame, label: str, runs: noise.RunEvidence | None = None
+                    ) -> tuple[list[ClaimLog], pd.DataFrame]:
+    """Every paper's :func:`headline_log` on ``frame`` (and ``runs``, :func:`run_evidence`)
+    and their rows in one frame (papers in book order)."""
+    logs = [headline_log(p, frame, label, runs=runs) for p in PAPERS]
     return logs, pd.concat([log.frame() for log in logs], ignore_index=True)
 
 
@@ -71,8 +89,10 @@ def claims(profile: str = "cpu", paper: str = "mukhoti2020") -> ClaimLog:
     image = runs["image"]
     key = tuple(sorted(r.key for r in image.values()))
     if key not in _EVALUATED:
-        _EVALUATED[key] = board.evaluate_board(board.calibrate_runs(image), metrics=("ece",))
-    return headline_log(paper, _EVALUATED[key], cmp.evidence_label(image))
+        calibrated = board.calibrate_runs(image)
+        _EVALUATED[key] = (board.evaluate_board(calibrated, metrics=("ece",)), run_evidence(image, calibrated))
+    frame, ours = _EVALUATED[key]
+    return headline_log(paper, frame, cmp.evidence_label(image), runs=ours)
 
 
 def _builder(paper: str):

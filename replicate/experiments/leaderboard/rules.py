@@ -1,15 +1,22 @@
 """Each paper's headline claim as a rule on the leaderboard's per-seed frame
 (:func:`.evidence.evaluate`): the paper's method lowest, by mean and by paired t-tests over
-seeds (:func:`lowest_rule`), and FTS below TS for every model (:func:`fts_rule`). The
-claims that use them are listed in :mod:`.claims`."""
+seeds (:func:`lowest_rule`), and FTS below TS for every model (:func:`fts_rule`); and the
+same claims decided within the runs' noise (:func:`lowest_test`: bootstrap rank intervals
+over seeds and test examples, :func:`replicate.comparison.noise.best_of`;
+:func:`fts_test`: the paired test over seeds of FTS against TS for each model,
+:func:`replicate.comparison.noise.compare`, the models counted by
+:func:`replicate.comparison.noise.tally`). The claims that use them are listed in
+:mod:`.claims`."""
 from __future__ import annotations
+
+import math
 
 import pandas as pd
 
 from ... import comparison as cmp
 from ...claims import beyond, check, readings, untested
 from ...comparison import agreement as agr
-from ...comparison import board
+from ...comparison import board, noise
 from .evidence import excluded, name
 from .plan import FTS_PAPER, FTS_SETTING, HEADLINE
 
@@ -86,3 +93,67 @@ def fts_rule(alpha: float, every_model: bool):
         return text, readings(lower_mean_for_every_model=len(lower) == len(keys),
                               significantly_lower_for_every_model=len(sig) == len(keys))
     return rule
+
+
+# ----------------------------------------------------------------------------- within the runs' noise
+def _printed_keys(paper: str):
+    """``[(our key of the paper's method, [our keys of its table])]``, one per reading of the
+    printed methods (the two AdaFocal rules)."""
+    own, printed = headline_set(paper)
+    ours = [m for m in cmp.METHODS.values() if m.compared_with in printed]
+    out = []
+    for mapping in agr.readings(printed, ours):
+        mine = next((k for k, v in mapping.items() if v == own), None)
+        if mine is not None:
+            out.append((mine, list(mapping)))
+    return out
+
+
+def lowest_test(paper: str, scaled: bool):
+    """The noise test of :func:`lowest_rule`: the paper's method is the best of its table's
+    methods by ECE (rank interval [1, 1] over bootstrap resamples of seeds and test
+    examples); one verdict per reading of the printed methods, combined by
+    :func:`replicate.claims.readings`."""
+    def test(ev) -> noise.Resolution:
+        parts = {cmp.METHODS[mine].label: noise.best(mine, keys, scaled=scaled, labels=_labels())(ev)
+                 for mine, keys in _printed_keys(paper)}
+        if len(parts) == 1:
+            return next(iter(parts.values()))
+        outcome = readings(**{k: p.outcome for k, p in parts.items()})
+        res = list(parts.values())
+        return noise.Resolution(math.nan, math.nan, math.nan, res[0].test, outcome.note if outcome.verdict ==
+                                "inconclusive" else "", outcome, " | ".join(f"{k}: {p.text}" for k, p in parts.items()),
+                                {"parts": parts})
+    return test
+
+
+def _labels() -> dict:
+    from .evidence import labels
+
+    return labels()
+
+
+def fts_test(every_model: bool):
+    """The noise test of :func:`fts_rule`: for each model, the paired comparison (over seeds,
+    :func:`replicate.comparison.noise.compare`) of its ECE after FTS against after TS;
+    "every model" counted by :func:`replicate.comparison.noise.tally`."""
+    def test(ev) -> noise.Resolution:
+        ts, fts = ev.setting("ts"), ev.setting("fts")
+        if every_model:
+            keys = list(dict.fromkeys(m for m, _ in ts))
+        else:
+            printed = agr.printed_column(FTS_PAPER, "adaece", True, FTS_SETTING, exclude=excluded(FTS_PAPER))
+            keys = [m.key for m in cmp.METHODS.values() if m.compared_with in printed]
+        parts = {}
+        for k in keys:
+            cells = {**{("fts", s): c for (m, s), c in fts.items() if m == k},
+                     **{("ts", s): c for (m, s), c in ts.items() if m == k}}
+            parts[name(k)] = ev.memo(("fts", k), lambda cells=cells: noise.compare(
+                cells, "fts", "ts", labels={"fts": "FTS", "ts": "TS"}))
+        outcome = noise.tally(parts, len(parts), "models")
+        test = next(iter(parts.values())).test
+        text = f"ECE % after FTS − after TS ({test}): " + "; ".join(
+            f"{k} {p.estimate:+.2f} [{p.low:.2f}, {p.high:.2f}] {p.verdict}" for k, p in parts.items())
+        return noise.Resolution(math.nan, math.nan, math.nan, test, outcome.note if outcome.verdict ==
+                                "inconclusive" else "", outcome, text, {"parts": parts})
+    return test
