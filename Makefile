@@ -13,7 +13,7 @@ REMOTE ?= origin
 PAGES_BRANCH ?= gh-pages
 PLACEHOLDER := YOUR-GITHUB-USER/YOUR-REPOSITORY
 
-.PHONY: book test check-html publish setup lock clean-book clean help gpu-job gpu-job-check
+.PHONY: book test check-html publish setup lock clean-book clean help gpu-job gpu-job-check gpu-job-restore
 
 help:
 	@echo "make book        set up .venv, execute every chapter (default profile cpu), build the HTML book"
@@ -21,7 +21,8 @@ help:
 	@echo "make check-html  load every page of the built book in headless Chromium, offline (needs chromium)"
 	@echo "make publish     build the book and push _build/html to the $(PAGES_BRANCH) branch of $(REMOTE)"
 	@echo "make lock        rewrite requirements.lock from pyproject.toml (UPGRADE=1: newest allowed versions)"
-	@echo "make gpu-job-check  put the data the GPU queue needs into .gpu-carry/, say what would travel"
+	@echo "make gpu-job-check  put the data the GPU queue needs into .gpu-carry/, keep other profiles' logits off the device, say what would travel"
+	@echo "make gpu-job-restore  after the device call: the logits gpu-job-check kept off the device back in the index"
 	@echo "make gpu-job     (on a lent GPU machine) train the GPU queue's next runs, pack them into \$$OUT"
 
 # make book and make test install the exact versions of $(LOCK) (every extra, hashes
@@ -83,3 +84,6 @@ gpu-job:
 
 gpu-job-check: $(STAMP)
 	$(PY) -m replicate gpu-job --check-travel $(GPU_JOB_ARGS)
+
+gpu-job-restore: $(STAMP)
+	$(PY) -m replicate gpu-job --restore

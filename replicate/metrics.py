@@ -20,7 +20,7 @@ Top-label metrics use the confidence ``max_k p_k`` and the prediction ``argmax_k
 
 ``paper_compat=True`` (``adaptive_ece``, ``classwise_ece``) reproduces the released code of
 Mukhoti et al. (torrvision/focal_calibration, ``Metrics/metrics.py``), which AdaFocal, DFL
-and FCL reuse, so that numbers can be matched to the papers' code exactly (PROTOCOL.md).
+and FCL reuse, so that numbers can be matched to the papers' code exactly (the book's page "The authors' code").
 """
 from __future__ import annotations
 

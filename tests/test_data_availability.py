@@ -58,6 +58,22 @@ def test_glove_embeddings_asked_for_but_absent_are_missing(empty):
     assert state == av.MISSING and "glove.6B.50d.txt" in detail
 
 
+def test_word2vec_without_gensim_or_glove_is_missing(empty, monkeypatch):
+    """20 Newsgroups with the default embeddings needs GloVe in the data or gensim (a lean
+    install, or a GPU machine, may have neither): missing, said before a run starts."""
+    import importlib.util
+
+    (empty / "20news-bydate.tar.gz").write_bytes(b"archive")
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "gensim" else real(name, *a))
+    for options in ({}, {"embeddings": "word2vec"}):
+        state, detail = av.status("20newsgroups", options=options, probe=never)
+        assert state == av.MISSING and "the gensim package for word2vec" in detail
+    assert av.status("20newsgroups", options={"embeddings": "random"}, probe=never)[0] == av.PRESENT
+    (empty / "glove.6B.100d.txt").write_text("the 0.1\n")
+    assert av.status("20newsgroups", probe=never)[0] == av.PRESENT       # auto picks GloVe
+
+
 def test_require_says_every_missing_data_set_in_one_line(empty):
     with pytest.raises(FileNotFoundError) as err:
         av.require({"cifar10": "exp_a: 3 runs to train", "20newsgroups": ({}, "exp_b"), "svhn": ""},

@@ -211,3 +211,73 @@ def test_stale_runs_are_the_committed_runs_no_chapter_plans_and_never_the_pilot(
     assert cli.main(["runs", "prune", "--profile", "smoke"]) == 0
     assert runs.find(orphan) is None or runs.find(orphan).store == "cache"
     assert (stores / "results" / "runs" / planned.key).exists()
+
+
+def test_travel_hides_other_profiles_logits_for_the_call_and_restores_them(tmp_path):
+    import json
+    import subprocess
+
+    from replicate.sweep import travel
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "t")
+    for key, profile in (("a1", "cpu"), ("b2", "gpu"), ("c3", "smoke")):
+        run = tmp_path / "results" / "runs" / key
+        run.mkdir(parents=True)
+        (run / "record.json").write_text(json.dumps({"config": {"profile": profile}}))
+        (run / "logits.npz").write_bytes(bytes(range(256)) * 4)
+    (tmp_path / "code.py").write_text("x = 1\n")
+    (tmp_path / ".gitignore").write_text("/.gpu-carry/\n")          # as in the repository
+    git("add", "-A")
+    git("commit", "-qm", "runs")
+    fresh = tmp_path / "results" / "runs" / "d4"          # trained, not committed yet
+    fresh.mkdir()
+    (fresh / "record.json").write_text(json.dumps({"config": {"profile": "cpu"}}))
+    (fresh / "logits.npz").write_bytes(b"z" * 100)
+
+    def travelling():   # what the device tool sends: tracked plus untracked-not-ignored files
+        return set(git("ls-files", "--cached", "--others", "--exclude-standard").split())
+
+    before = travelling()
+    hidden = travel.hide(tmp_path)
+    assert sorted(hidden) == ["results/runs/a1/logits.npz", "results/runs/c3/logits.npz", "results/runs/d4/logits.npz"]
+    assert travelling() == before - set(hidden)
+    assert "results/runs/b2/logits.npz" in travelling() and "results/runs/a1/record.json" in travelling()
+    assert all((tmp_path / p).is_file() for p in hidden)           # the files themselves are untouched
+    assert travel.hide(tmp_path) == hidden and travel.hidden(tmp_path) == hidden   # idempotent
+    assert travel.restore(tmp_path) == 3
+    assert travelling() == before and git("status", "--porcelain") == "?? results/runs/d4/\n"
+    assert travel.restore(tmp_path) == 0 and travel.hidden(tmp_path) == []
+    (tmp_path / "code.py").write_text("x = 2\n")
+    git("add", "code.py")                                            # staged work: hiding refuses, changes nothing
+    with pytest.raises(RuntimeError, match="staged changes"):
+        travel.hide(tmp_path)
+    assert travelling() == before
+
+
+def test_job_leaves_runs_whose_data_is_not_carried_and_refuses_only_when_none_can_train(tmp_path, monkeypatch):
+    """The 20 Newsgroups archive (or gensim) missing on the GPU machine must not cost the loan:
+    its runs wait, one log line says why; only when no run's data is at hand does the job
+    stop, in one line."""
+    import shutil
+
+    from replicate import config
+
+    data, source = tmp_path / "data", config.data_dir() / "cifar-10-batches-py"
+    if not source.is_dir():
+        pytest.skip("the session's data directory has no decoded CIFAR-10 folder to copy")
+    shutil.copytree(source, data / "cifar-10-batches-py")
+    monkeypatch.setenv("REPLICATE_DATA", str(data))
+    monkeypatch.setenv("REPLICATE_OFFLINE", "1")
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
+    image = items(("cross_entropy", {}))
+    text = [queue.Item("d", "test", "text", "m9", 1, RunConfig("20newsgroups", "cross_entropy", {}, profile="smoke"))]
+    lines = []
+    assert job.trainable(image + text, lines.append) == image
+    assert len(lines) == 1 and lines[0].startswith("data: left for a later loan: 20 Newsgroups: expected")
+    with pytest.raises(FileNotFoundError, match="^replicate gpu-job: 1 data set missing"):
+        job.trainable(text, lines.append)

@@ -7,7 +7,12 @@
     the queue, what is finished, and the device time the rest takes (no GPU needed);
 ``replicate gpu-job --check-travel``
     on the development machine (``make gpu-job-check``): put the data archives the next
-    runs need into ``.gpu-carry/`` and say in one line what would travel and whether it fits.
+    runs need into ``.gpu-carry/``, keep the committed logits of other profiles off the
+    device (:mod:`replicate.sweep.travel`), and say in one line what would travel and
+    whether it fits;
+``replicate gpu-job --restore``
+    after the call (``make gpu-job-restore``; ``replicate runs unpack`` does it too): the
+    hidden logits back into the index.
 """
 from __future__ import annotations
 
@@ -34,43 +39,52 @@ def _mib(paths) -> float:
     return sum(p.stat().st_size for p in paths if p.is_file()) / 2**20
 
 
+#: Data sets the job does not carry yet, with the reason (their runs wait for a later loan).
+NOT_CARRIED = {"20newsgroups": "its runs need word vectors: the GPU image lacks gensim (word2vec) and GloVe "
+                               "(330 MiB) does not fit the travel; carrying gensim's wheel is not prepared yet"}
+
+
 def check_travel(steps: str, profile: str) -> int:
     from .. import config
-    from ..sweep import queue
+    from ..sweep import queue, travel
 
     root = config.repo_root()
     todo = queue.missing(queue.build(profile, steps))
     needed = sorted({it.config.dataset for it in todo})
-    unknown = [d for d in needed if d not in DATA_FILES]
-    if unknown:
-        raise ValueError(f"the queue needs data set(s) {unknown} that gpu-job does not know how to carry; "
-                         f"known: {', '.join(DATA_FILES)}")
+    left = {d: NOT_CARRIED.get(d, "gpu-job does not know which files to carry") for d in needed
+            if d in NOT_CARRIED or d not in DATA_FILES}
     carry = root / CARRY / "data"
     carry.mkdir(parents=True, exist_ok=True)
     source = config.data_dir()
-    for name in needed:
-        have = [f for f in DATA_FILES[name] if (carry / f).exists()]
-        if have:
+    for name in (d for d in needed if d not in left):
+        if any((carry / f).exists() for f in DATA_FILES[name]):
             continue
         found = [f for f in DATA_FILES[name] if (source / f).is_file()]
         if not found:
-            raise ValueError(f"data set {name!r}: none of {', '.join(DATA_FILES[name])} in the data directory "
-                             f"{source}; set REPLICATE_DATA (or --data-dir) to the folder holding it")
+            left[name] = (f"none of {', '.join(DATA_FILES[name])} in the data directory {source} (set REPLICATE_DATA "
+                          f"or --data-dir to the folder holding it)")
+            continue
         shutil.copy2(source / found[0], carry / found[0])
+    carried = [d for d in needed if d not in left]
     for f in carry.iterdir():            # carry only what the queue needs now
-        if f.is_file() and not any(f.name in DATA_FILES[d] for d in needed):
+        if f.is_file() and not any(f.name in DATA_FILES[d] for d in carried):
             f.unlink()
-    tree, carried = _mib(_git_files(root)), _mib(p for p in carry.rglob("*"))
-    total = tree + carried
+    hidden = travel.hide(root, keep=())   # the job reads records only; runs grow past the travel limit
+    tree, carried_mib = _mib(_git_files(root)), _mib(p for p in carry.rglob("*"))
+    total = tree + carried_mib
     fits = total <= TRAVEL_LIMIT_MIB
-    print(f"gpu-job travel: working tree {tree:.1f} MiB + {CARRY}/ {carried:.1f} MiB ({', '.join(needed) or 'no data'}"
+    runnable = sum(1 for it in todo if it.config.dataset not in left)
+    print(f"gpu-job travel: working tree {tree:.1f} MiB + {CARRY}/ {carried_mib:.1f} MiB ({', '.join(carried) or 'no data'}"
           f") = {total:.1f} MiB of {TRAVEL_LIMIT_MIB} MiB: {'fits' if fits else 'DOES NOT FIT'}; "
-          f"{len(todo)} runs left in steps {steps}")
-    if "20newsgroups" in needed:
-        print("note: 20 Newsgroups needs word vectors: GloVe in the data directory, or gensim (word2vec), "
-              "which the GPU image lacks: carry its wheel (.whl, see the device README)")
+          f"{len(todo)} runs left in steps {steps}, {runnable} of them with their data carried")
+    for name, why in left.items():
+        print(f"not carried: {name}: {why}; its runs wait for a later loan")
+    if hidden:
+        print(f"{len(hidden)} logits.npz of committed runs stay here during the call (committed ones out of the "
+              f"index, all ignored; the files are untouched): after the call, `replicate runs unpack` (or "
+              f"`make gpu-job-restore`) puts them back; commit nothing before that")
     print(f'device call: run(command="make gpu-job", carry=["{CARRY}"], timeout_s=600)')
-    return 0 if fits else 1
+    return 0 if fits and runnable else 1
 
 
 def list_queue(steps: str, profile: str, workers: int | None, mps: bool) -> int:
@@ -106,6 +120,13 @@ def _cmd_gpu_job(args) -> int:
         return list_queue(steps, args.profile, args.workers, args.mps != "off")
     if args.check_travel:
         return check_travel(steps, args.profile)
+    if args.restore:
+        from .. import config
+        from ..sweep import travel
+
+        n = travel.restore(config.repo_root())
+        print(f"gpu-job: {n} hidden logits back in the index" if n else "gpu-job: nothing was hidden")
+        return 0
     out = args.out or os.environ.get("OUT") or "gpu-out"
     from .. import config
 
@@ -134,4 +155,6 @@ def add_subcommands(sub, parents) -> None:
     g.add_argument("--list", action="store_true", help="print the queue and its device time; train nothing")
     g.add_argument("--check-travel", action="store_true",
                    help=f"fill {CARRY}/ with the data the queue needs and say what would travel")
+    g.add_argument("--restore", action="store_true",
+                   help="put back the committed logits --check-travel kept off the device")
     g.set_defaults(func=_cmd_gpu_job)

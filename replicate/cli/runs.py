@@ -208,8 +208,12 @@ def _cmd_prune(args) -> int:
 
 
 def _cmd_unpack(args) -> int:
-    from .. import runs
+    from .. import config, runs
+    from ..sweep import travel
 
+    back = travel.restore(config.repo_root())   # what `gpu-job --check-travel` kept off the device
+    if back:
+        print(f"gpu-job: {back} hidden logits back in the index")
     out = runs.unpack(args.archives, store="results", replace=args.replace)
     print(f"unpacked into results/: {len(out['written'])} runs written, {len(out['unchanged'])} already there "
           f"(identical)")

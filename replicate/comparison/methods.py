@@ -71,7 +71,7 @@ def _focal(gamma: float) -> Method:
     return Method(f"fl{g}", f"FL-{g}", "focal", {"gamma": float(gamma)}, note="focal loss, fixed gamma")
 
 
-#: Dual Focal Loss gammas per network, from the authors' README (PROTOCOL.md "Losses").
+#: Dual Focal Loss gammas per network, from the authors' README (the book's page "The authors' code").
 _DFL = {("cifar10", "resnet50"): 5.0, ("cifar10", "resnet110"): 4.5, ("cifar10", "wide_resnet26_10"): 2.6,
         ("cifar10", "densenet121"): 5.0, ("cifar100", "resnet50"): 5.0, ("cifar100", "resnet110"): 6.1,
         ("cifar100", "wide_resnet26_10"): 3.9, ("cifar100", "densenet121"): 3.4,

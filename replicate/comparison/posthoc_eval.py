@@ -13,7 +13,7 @@ test logits. Every experiment chapter and the leaderboard use it for their "+ FT
   same layout, and :func:`posthoc_table` both side by side in the paper's layout.
 - :func:`fts_column`: "before / TS / + FTS" for one metric, for any chapter's runs.
 
-Grids (:data:`GRIDS`): ``"code"`` 0.05..5.00 step 0.05 (the FTS authors' code, PROTOCOL.md),
+Grids (:data:`GRIDS`): ``"code"`` 0.05..5.00 step 0.05 (the FTS authors' code, the book's page "The authors' code"),
 ``"paper"`` 0.01..5.00 step 0.01 (FTS Sec. 5.1), ``"ts"`` 0.1..10.0 (Mukhoti et al.), or
 any array. Units as the FTS paper prints them: accuracy and ECEs in percent, log-loss in
 nats (not x100, unlike :data:`replicate.comparison.METRICS`).

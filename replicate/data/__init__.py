@@ -17,7 +17,7 @@ sets in the official formats, for tests and offline trials) carries a marker fil
 loaded from it are labelled: ``DatasetInfo.display_name`` ends in "(generated test data)",
 ``generated`` is True and the first note says what they are.
 
-Data sets (protocol: /PROTOCOL.md "Data"; citations are ``book/references.bib`` keys):
+Data sets (protocol: the book's protocol chapter and its page "The authors' code"; citations are ``book/references.bib`` keys):
 
 =================  =====================================================================
 ``cifar10``        official batches, else offline JPEG q75 archive, else download

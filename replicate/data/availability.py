@@ -66,11 +66,17 @@ def _news(root: Path, options: dict):
     from . import embeddings, text
 
     have = text._locate(root) is not None or ar.find_first(root, text.NEWS_ARCHIVE) is not None
-    if have and options.get("embeddings") == "glove":
-        dim = int(options.get("embed_dim", 100))
-        if embeddings.find_glove(root, dim) is None:
-            return False, f"{embeddings.glove_name(dim)} or {embeddings.GLOVE_ZIP} (GloVe, asked for by " \
-                          f"embeddings='glove')", ""
+    kind = options.get("embeddings", "auto")
+    dim = int(options.get("embed_dim", 100))
+    if have and kind == "glove" and embeddings.find_glove(root, dim) is None:
+        return False, f"{embeddings.glove_name(dim)} or {embeddings.GLOVE_ZIP} (GloVe, asked for by " \
+                      f"embeddings='glove')", ""
+    if have and (kind == "word2vec" or (kind == "auto" and embeddings.find_glove(root, dim) is None)):
+        import importlib.util
+
+        if importlib.util.find_spec("gensim") is None:  # word2vec vectors are trained with gensim
+            return False, f"{embeddings.glove_name(dim)} (GloVe) or the gensim package for word2vec vectors " \
+                          f"(pip install 'focal-calibration[text]'; on a GPU machine, a carried wheel)", ""
     return have, f"{text.NEWS_ARCHIVE} or {{{','.join(text.NEWS_PARTS)}}}/", text.NEWS_URL
 
 

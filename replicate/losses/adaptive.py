@@ -9,7 +9,7 @@ gap ``E_b = C_val,b - A_val,b`` (mean confidence minus accuracy) updates that bi
   per training sample, case 2 ``gamma_b = exp(lam E_b)``;
 - AdaFocal, ``variant="paper"`` (Eq. 4 with the ``lam`` of the code):
   ``gamma_b <- min(gamma_max, gamma_b exp(lam E_b))``;
-- AdaFocal, ``variant="code"`` (authors' final code, PROTOCOL.md): the exponent's sign
+- AdaFocal, ``variant="code"`` (authors' final code, the book's page "The authors' code"): the exponent's sign
   follows gamma's sign; if ``|gamma| < switch`` it flips to ``-/+ switch``; clip to
   ``[gamma_min, gamma_max]``. Negative gamma means inverse focal ``-(1 + p)^|gamma| log p``.
 
@@ -25,7 +25,7 @@ Two validation bin rules (``bin_rule``):
   edges and bin statistics in float64, validation samples binned like training samples
   (``lower <= c < upper``, ends open), an empty bin keeps its gamma;
 - ``"reference"``: the authors' final code step by step (:func:`reference_validation_bins`;
-  PROTOCOL.md, last section): validation confidences ``exp(max log_softmax)`` in float32,
+  the book's page "The authors' code"): validation confidences ``exp(max log_softmax)`` in float32,
   equal-mass edges by ``np.interp`` over the sorted float32 confidences, bins
   ``lower < c <= upper`` compared in float32 (so the edges act rounded to float32; the
   minimum-confidence sample falls in no bin), float32 bin means, and an empty bin's gap
@@ -315,7 +315,7 @@ class CalFocal(_BinnedGammaLoss):
 class AdaFocal(_BinnedGammaLoss):
     """AdaFocal (Ghosh et al. 2022, Eq. 4 / authors' code; see the module docstring).
 
-    Defaults that follow the authors' final code (PROTOCOL.md "Losses"): ``variant="code"``
+    Defaults that follow the authors' final code (the book's page "The authors' code"): ``variant="code"``
     (sign-aware update with the inverse-focal switch at ``|gamma| < switch = 0.2``),
     15 bins, ``gamma_init`` 1, ``lam`` 1, gamma clipped to ``[-2, 20]``, the update once per
     epoch from the validation set in eval mode, training samples looked up by ``p_y``.

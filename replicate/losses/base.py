@@ -4,7 +4,7 @@ A loss is a :class:`torch.nn.Module` called as ``loss(logits, targets)`` and ret
 scalar. Its adaptive state (AdaFocal's per-bin gammas, the scheduled gamma of FLS) lives
 in registered buffers, so ``state_dict()`` / ``load_state_dict()`` resume a run exactly.
 
-Reductions follow PROTOCOL.md "Training": the reference code of Mukhoti et al. (2020),
+Reductions follow the book's page "The authors' code": the reference code of Mukhoti et al. (2020),
 AdaFocal and DFL *sums* the per-sample losses over the batch; Brier is a batch mean; FCL
 uses the mean. ``reduction="sum" | "mean"`` overrides the default of each loss.
 

@@ -26,7 +26,7 @@ from .base import CalibrationLoss, check_choice, check_number, log_probs, one_mi
 
 DUAL_VARIANTS = ("largest", "kth", "mean_topk", "fixed", "sum_topk", "batch_mean_sum_topk")
 
-# Gammas per (dataset, model) from the authors' README (PROTOCOL.md "Losses").
+# Gammas per (dataset, model) from the authors' README (the book's page "The authors' code").
 DUAL_FOCAL_GAMMAS = {
     ("cifar10", "resnet50"): 5.0, ("cifar10", "resnet110"): 4.5, ("cifar10", "wide_resnet"): 2.6,
     ("cifar10", "densenet121"): 5.0, ("cifar100", "resnet50"): 5.0, ("cifar100", "resnet110"): 6.1,

@@ -187,7 +187,7 @@ class InverseFocal(CalibrationLoss):
 class FocalCalibration(CalibrationLoss):
     """Focal Calibration Loss (Liang et al., Def. 3.1): focal + ``lam * ||p - y||^2``.
 
-    ``brier_scale="sum"``: the squared Euclidean distance (PROTOCOL.md); ``"mean"``: divided by
+    ``brier_scale="sum"``: the squared Euclidean distance (the book's page "The authors' code"); ``"mean"``: divided by
     the number of classes K (the paper's "mean squared norm" read literally). The reference
     code reduces with the batch mean (default) and uses gamma 2, lambda 1.
 

@@ -1,7 +1,7 @@
 """Baseline training losses: cross-entropy, Brier, MMCE (weighted), label smoothing.
 
 Conventions of the reference code (Mukhoti et al. 2020, ``torrvision/focal_calibration``;
-PROTOCOL.md "Training"): cross-entropy is summed over the batch; Brier is the batch mean
+the book's page "The authors' code"): cross-entropy is summed over the batch; Brier is the batch mean
 of ``sum_k (p_k - y_k)^2``; the MMCE training loss is ``N * (CE_mean + lambda * MMCE_w)``.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ class Brier(CalibrationLoss):
     """Brier score ``sum_k (p_k - y_k)^2`` (Brier 1950); default reduction: batch mean.
 
     The reference code divides the batch sum by N, so its effective step is ~N times
-    smaller than the summed losses' (PROTOCOL.md "Training").
+    smaller than the summed losses' (the book's page "The authors' code").
 
     Example
     -------
@@ -62,7 +62,7 @@ class LabelSmoothing(CalibrationLoss):
     """Cross-entropy against ``(1 - eps) * onehot + eps / K`` (Mueller et al. 2019).
 
     Mukhoti's repository has no implementation (its LS-0.05 numbers come from released
-    checkpoints); this is the standard form named in PROTOCOL.md.
+    checkpoints); this is the standard form named on the book's page "The authors' code".
 
     Example
     -------

@@ -1,4 +1,4 @@
-"""Networks of the five papers (CIFAR variants, PROTOCOL.md "Models") and small CPU networks.
+"""Networks of the five papers (CIFAR variants, the book's page "The authors' code") and small CPU networks.
 
 ``get_model(name, num_classes, **kw)`` builds a network from the registry :data:`MODELS`:
 

@@ -1,6 +1,6 @@
 """DenseNet-121 for CIFAR (Huang et al. 2017), as the papers' code builds it.
 
-Mukhoti et al.'s ``Net/densenet.py`` (kuangliu/pytorch-cifar layout, PROTOCOL.md):
+Mukhoti et al.'s ``Net/densenet.py`` (kuangliu/pytorch-cifar layout, the book's page "The authors' code"):
 growth rate 32, dense blocks [6, 12, 24, 16] of bottleneck layers
 (BN-ReLU-1x1 conv to 4 * growth, BN-ReLU-3x3 conv to growth, output concatenated
 *before* the input), transitions BN-ReLU-1x1 conv (compression 0.5, floored) and 2x2

@@ -5,7 +5,7 @@
   with 64 channels, no max-pool, bottleneck stages of widths 64/128/256/512 (x4
   expansion) with strides 1/2/2/2, 1x1-conv projection shortcuts where the shape
   changes, 4x4 global average pooling, a linear classifier. ResNet-50 = blocks
-  [3, 4, 6, 3]; the papers' "ResNet-110" = blocks [3, 4, 26, 3] (PROTOCOL.md), not
+  [3, 4, 6, 3]; the papers' "ResNet-110" = blocks [3, 4, 26, 3] (the book's page "The authors' code"), not
   He et al.'s 3-stage CIFAR ResNet-110. PyTorch default initialisation, as the reference.
 * :class:`BasicResNet` - the same 4-stage CIFAR layout with basic blocks (two 3x3
   convolutions, 1x1-conv projection shortcuts): ResNet-18 = blocks [2, 2, 2, 2], 11.17M

@@ -1,6 +1,6 @@
 """Wide-ResNet-26-10 as the papers' code builds it (Zagoruyko & Komodakis 2016).
 
-Mukhoti et al.'s ``Net/wide_resnet.py`` (PROTOCOL.md "Models"): a 16-channel 3x3 stem
+Mukhoti et al.'s ``Net/wide_resnet.py`` (the book's page "The authors' code"): a 16-channel 3x3 stem
 with BN and ReLU, three stages of ``(depth - 2) / 6`` *post-activation* basic blocks
 (conv-BN-ReLU-conv-BN, add, ReLU; no dropout) at ``16k / 32k / 64k`` channels with
 strides 1 / 2 / 2, a 1x1-conv + BN projection shortcut in the first block of each

@@ -21,7 +21,7 @@ No probability becomes 0 before the log: the test log-loss stays finite at any T
 computes the map exactly; ``clamp=eps`` clips to ``[eps, 1 - eps]`` first, in float64.
 
 **The authors' focal link** (:func:`authors_focal_link`, ``link="authors"``), reproduced from
-the description in PROTOCOL.md ("known defects"); the public ``multi_focal_link`` of the
+the description in the book's page "The authors' code" (its defects); the public ``multi_focal_link`` of the
 authors' repository (``temperature_scaling.py``, read through a code index, not copied)
 matches it. On the logits ``x = z / T`` in float32 (their tensors are float32), with torch's
 own operations (so that rows at the edge of float32 round as theirs do):

@@ -22,7 +22,7 @@ is checked when the run is opened, the logits when they are read. In the writabl
 ``<cache>/runs/.damaged/<key>-<time>``) with a warning when it is looked up, and treated
 as missing, so it is trained again.
 
-Temperature scaling follows the papers' code (PROTOCOL.md "Metrics"): grid T = 0.1..10.0
+Temperature scaling follows the papers' code (the book's page "The authors' code"): grid T = 0.1..10.0
 chosen by minimum validation ECE (:func:`replicate.posthoc.fit_temperature`).
 """
 from __future__ import annotations

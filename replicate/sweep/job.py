@@ -163,15 +163,27 @@ def _remember(keys) -> list[str]:
     return new
 
 
-def prepare_data(items, log) -> None:
-    """Check that every data set the runs need is at hand (one line for all that are not),
-    then decode each once, in this process, before the workers start (so that several
-    workers do not decode the same archive at once)."""
-    from .. import data
+def trainable(items, log) -> list:
+    """The items whose data set is at hand (or downloadable). The others are left for a loan
+    that carries their data, one log line per data set; when no item's data is at hand,
+    one line for all of them (``FileNotFoundError``), before anything trains."""
     from ..data import availability
 
-    availability.require(availability.needed_by_runs([it.config for it in items], "gpu-job"),
-                         purpose="replicate gpu-job")
+    needs = availability.needed_by_runs([it.config for it in items], "gpu-job")
+    gone = availability.missing(needs)
+    if gone and len(gone) == len(needs):
+        availability.require(needs, purpose="replicate gpu-job")
+    for detail in gone.values():
+        log(f"data: left for a later loan: {detail}")
+    return [it for it in items if it.config.dataset not in gone]
+
+
+def prepare_data(items, log) -> None:
+    """Decode every data set the runs need once, in this process, before the workers start
+    (so that several workers do not decode the same archive at once); the data sets are
+    at hand (:func:`trainable`)."""
+    from .. import data
+
     for name in sorted({it.config.dataset for it in items}):
         t0 = time.monotonic()
         data.load(name, download=False)
@@ -215,6 +227,7 @@ def run(out, *, profile: str = "gpu", budget: float = 540.0, workers: int | None
         + ", ".join(f"{s}: {n}" for s, n in counts.items()) + ")")
     status, rows = DONE, []
     with mps_daemon(mps, dev, log) as mps_on:
+        todo = trainable(todo, log) if todo else todo
         if todo:
             prepare_data(todo, log)
             engines = (engine_check([it.config.loss for it in todo], dev, log) if check_engine

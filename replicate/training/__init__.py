@@ -1,5 +1,5 @@
 """The training engine: optimiser and schedule of the papers' protocol, resumable loop,
-per-epoch diagnostics (PROTOCOL.md "Training"; Mukhoti et al. 2020, Appendix D).
+per-epoch diagnostics (the book's page "The authors' code"; Mukhoti et al. 2020, Appendix D).
 
 Reach it as ``rp.training``; runs are normally trained through :mod:`replicate.runs`,
 which builds data, model and loss from a configuration and stores the record.

@@ -76,7 +76,7 @@ def prepare(xb: torch.Tensor, info, *, split: str = "train", augment: bool = Fal
 
 
 def loss_reduction(loss) -> str:
-    """``"sum"`` or ``"mean"``: how the loss reduces over the batch (PROTOCOL.md "Training")."""
+    """``"sum"`` or ``"mean"``: how the loss reduces over the batch (the book's page "The authors' code")."""
     red = getattr(loss, "reduction", None)
     if red is None and hasattr(loss, "config"):
         red = loss.config().get("reduction")

@@ -1,6 +1,6 @@
 """The training loop of the papers' protocol, lean and resumable.
 
-One call of :func:`train` runs Mukhoti et al.'s (2020) loop (PROTOCOL.md "Training"): per
+One call of :func:`train` runs Mukhoti et al.'s (2020) loop (the book's page "The authors' code"): per
 epoch, the lr of the multistep schedule, the loss's ``on_epoch_start`` (scheduled FLS
 gammas), shuffled mini-batches with on-device augmentation and normalisation, optional
 gradient-norm clipping, then - for losses that need it (AdaFocal, Ghosh et al. 2022,

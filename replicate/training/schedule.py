@@ -1,4 +1,4 @@
-"""Optimiser and learning-rate schedule of the papers' protocol (PROTOCOL.md "Training").
+"""Optimiser and learning-rate schedule of the papers' protocol (the book's page "The authors' code").
 
 Mukhoti et al. (2020), Appendix D: SGD, momentum 0.9, lr 0.1 for the first 150 epochs,
 0.01 for the next 100 and 0.001 for the last 100 (of 350), weight decay 5e-4. Milestones

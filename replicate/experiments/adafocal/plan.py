@@ -5,7 +5,7 @@ runs (:func:`plan`). The numbers its claims are decided on are built in
 
 The text replicated is the ICLR 2022 submission. Its AdaFocal (Eq. 4, Algorithm 1) updates
 each validation bin's gamma by ``gamma <- min(20, gamma exp(C_val - A_val))``; the authors'
-final code adds lambda, gamma_min and a switch to inverse focal loss (PROTOCOL.md). Both are
+final code adds lambda, gamma_min and a switch to inverse focal loss (the book's page "The authors' code"). Both are
 trained: ``adafocal_paper`` (Eq. 4) and ``adafocal_code``; every number says which.
 
 Groups of runs (:func:`plan`):

@@ -1,4 +1,4 @@
-"""The FTS chapter's look at the authors' focal link (PROTOCOL.md, known defects): what its
+"""The FTS chapter's look at the authors' focal link (the book's page "The authors' code", its defects): what its
 overflow guard and its probability clamp change on our models, and which map the paper's
 printed numbers most likely used.
 

@@ -3,8 +3,7 @@ scaling (FTS) against temperature scaling (TS) on the models of Sec. 5.1 - its c
 :func:`plan`.
 
 Models (Sec. 5.1): cross-entropy, focal loss with gamma_tr 1, 2, 3, 5, 7, FLSD-53 and
-AdaFocal. The paper's "AdaFocal" was focal loss with gamma 1 in effect (PROTOCOL.md, known
-defects); we train both AdaFocal rules of the catalogue (``adafocal_code``,
+AdaFocal. The paper's "AdaFocal" was focal loss with gamma 1 in effect (the book's page "The authors' code", its defects); we train both AdaFocal rules of the catalogue (``adafocal_code``,
 ``adafocal_paper``) and set the paper's AdaFocal row beside each, with that note. Every
 model is calibrated post hoc by :func:`replicate.comparison.evaluate_posthoc`: TS and FTS
 (gamma_ev grid of Sec. 5.1) on one temperature grid, chosen by validation log-loss for the

@@ -80,7 +80,7 @@ def calfocal_slopes(p, a_val: float = 0.8, lam: float = 10.0) -> dict:
 
     With ``gamma = exp(lam (p - a))`` the curve ``L(p) = -(1-p)^gamma log p`` has
     ``dL/dp = -g(p, gamma)/p - lam gamma (1-p)^gamma log(1-p) log p`` (``curve``), whereas
-    a detached gamma (the losses module, PROTOCOL.md) trains with the first term only,
+    a detached gamma (the losses module, the book's page "The authors' code") trains with the first term only,
     ``-g(p, gamma)/p`` (``detached``; Mukhoti et al. Prop. 1). Also returns ``gamma``.
     """
     p = checks.probabilities(p)

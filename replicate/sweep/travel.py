@@ -1,0 +1,107 @@
+"""What travels to a lent GPU machine, and keeping the committed logits off it.
+
+The device tool copies the checkout's working tree (tracked files and untracked files git
+does not ignore) plus the carried paths, 64 MiB in all. The committed runs grow with every
+profile: 128 `cpu` runs with a 10,000-image test set are about 60 MiB of ``logits.npz``
+alone, more than the data archive and the code together may leave. The GPU job needs none
+of them: it decides what is finished from each run's ``record.json``, and trains and packs
+only `gpu` runs. So, for the length of one device call, :func:`hide` takes the committed
+``logits.npz`` of every run of another profile out of the index (``git rm --cached``; the
+files stay on disk, untouched) and lists them in the repository's ``info/exclude``, so that
+git, and with it the device tool, sees them neither as tracked nor as untracked;
+:func:`restore` puts them back (``git add -f`` of the same paths) and removes the lines.
+``replicate gpu-job --check-travel`` (``make gpu-job-check``) hides; ``replicate runs
+unpack`` and ``replicate gpu-job --restore`` (``make gpu-job-restore``) restore. Both are
+idempotent; :func:`hidden` lists what is hidden now.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+#: The list of hidden paths, relative to the repository root (inside the git-ignored carry).
+HIDDEN_LIST = ".gpu-carry/hidden-logits.txt"
+BLOCK_START = "# >>> replicate gpu-job: committed logits kept off the device (undo: replicate gpu-job --restore)"
+BLOCK_END = "# <<< replicate gpu-job"
+
+
+def _git(root: Path, *args: str, stdin: str | None = None) -> str:
+    done = subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"git {' '.join(args)} failed in {root}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def _exclude_file(root: Path) -> Path:
+    return (root / _git(root, "rev-parse", "--git-path", "info/exclude").strip()).resolve()
+
+
+def _profile(record: Path) -> str | None:
+    try:
+        return json.loads(record.read_text()).get("config", {}).get("profile")
+    except (OSError, ValueError):
+        return None
+
+
+def _listing(root: Path) -> list[tuple[str, str]]:
+    path = Path(root) / HIDDEN_LIST
+    lines = path.read_text().splitlines() if path.is_file() else []
+    return [tuple(line.split("\t", 1)) for line in lines if "\t" in line]
+
+
+def hidden(root: Path) -> list[str]:
+    """The paths :func:`hide` keeps off the device now (committed ones out of the index,
+    uncommitted ones ignored), until :func:`restore`."""
+    return [p for _, p in _listing(root)]
+
+
+def hide(root: Path, keep: tuple[str, ...] = ("gpu",)) -> list[str]:
+    """Keep the ``results/runs/*/logits.npz`` of runs whose profile is not in ``keep`` off
+    the device until :func:`restore`: the committed ones out of the index, all of them
+    ignored; return their paths. Refuses, changing nothing, while the index holds staged
+    changes (a commit made now would delete the hidden files)."""
+    root = Path(root)
+    if hidden(root):
+        return hidden(root)
+    if subprocess.run(["git", "diff", "--cached", "--quiet"], cwd=root).returncode:
+        raise RuntimeError("the index holds staged changes: commit or unstage them before hiding the committed "
+                           "logits (a commit made while they are hidden would delete them)")
+    def other_profile(paths):
+        return [p for p in paths.split("\0") if p and _profile(root / Path(p).parent / "record.json") not in keep]
+
+    pattern = "results/runs/*/logits.npz"
+    tracked = other_profile(_git(root, "ls-files", "-z", "--", pattern))
+    untracked = other_profile(_git(root, "ls-files", "-z", "--others", "--exclude-standard", "--", pattern))
+    paths = tracked + untracked
+    if not paths:
+        return []
+    listing = root / HIDDEN_LIST
+    listing.parent.mkdir(parents=True, exist_ok=True)
+    listing.write_text("".join(f"tracked\t{p}\n" for p in tracked) + "".join(f"untracked\t{p}\n" for p in untracked))
+    if tracked:
+        _git(root, "rm", "--cached", "-q", "--pathspec-from-file=-", stdin="\n".join(tracked) + "\n")
+    exclude = _exclude_file(root)
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    old = exclude.read_text() if exclude.is_file() else ""
+    block = "\n".join([BLOCK_START, *("/" + p for p in paths), BLOCK_END])
+    exclude.write_text(old + ("" if not old or old.endswith("\n") else "\n") + block + "\n")
+    return paths
+
+
+def restore(root: Path) -> int:
+    """Undo :func:`hide`: the committed paths back into the index, the ignore lines gone
+    (uncommitted ones are untracked again). Returns how many paths were hidden (0: none)."""
+    root = Path(root)
+    entries = _listing(root)
+    exclude = _exclude_file(root)
+    if exclude.is_file() and BLOCK_START in exclude.read_text():
+        text = exclude.read_text()
+        head, _, rest = text.partition(BLOCK_START)
+        _, _, tail = rest.partition(BLOCK_END)
+        exclude.write_text(head.rstrip("\n") + ("\n" if head.strip() else "") + tail.lstrip("\n"))
+    present = [p for kind, p in entries if kind == "tracked" and (root / p).is_file()]
+    if present:
+        _git(root, "add", "-f", "--pathspec-from-file=-", stdin="\n".join(present) + "\n")
+    (root / HIDDEN_LIST).unlink(missing_ok=True)
+    return len(entries)
