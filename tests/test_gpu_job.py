@@ -252,6 +252,13 @@ def test_travel_hides_other_profiles_logits_for_the_call_and_restores_them(tmp_p
     assert travel.restore(tmp_path) == 3
     assert travelling() == before and git("status", "--porcelain") == "?? results/runs/d4/\n"
     assert travel.restore(tmp_path) == 0 and travel.hidden(tmp_path) == []
+    # --with-chapter keeps the chapter's runs by key; another choice restores, then hides anew
+    assert sorted(travel.hide(tmp_path, keep=(), keep_keys=["a1"])) == [
+        "results/runs/b2/logits.npz", "results/runs/c3/logits.npz", "results/runs/d4/logits.npz"]
+    assert "results/runs/a1/logits.npz" in travelling() and "results/runs/b2/logits.npz" not in travelling()
+    assert sorted(travel.hide(tmp_path, keep=())) == sorted(
+        f"results/runs/{k}/logits.npz" for k in ("a1", "b2", "c3", "d4"))
+    assert travel.restore(tmp_path) == 4 and travelling() == before
     (tmp_path / "code.py").write_text("x = 2\n")
     git("add", "code.py")                                            # staged work: hiding refuses, changes nothing
     with pytest.raises(RuntimeError, match="staged changes"):

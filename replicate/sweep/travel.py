@@ -10,7 +10,9 @@ only `gpu` runs. So, for the length of one device call, :func:`hide` takes the c
 files stay on disk, untouched) and lists them in the repository's ``info/exclude``, so that
 git, and with it the device tool, sees them neither as tracked nor as untracked;
 :func:`restore` puts them back (``git add -f`` of the same paths) and removes the lines.
-``replicate gpu-job --check-travel`` (``make gpu-job-check``) hides; ``replicate runs
+``replicate gpu-job --check-travel`` (``make gpu-job-check``) hides every committed
+``logits.npz``; with ``--with-chapter`` it keeps those of the runs the Mukhoti chapter
+loads at ``gpu`` (``keep_keys``), which the job executes on the machine. ``replicate runs
 unpack`` and ``replicate gpu-job --restore`` (``make gpu-job-restore``) restore. Both are
 idempotent; :func:`hidden` lists what is hidden now.
 """
@@ -56,23 +58,34 @@ def hidden(root: Path) -> list[str]:
     return [p for _, p in _listing(root)]
 
 
-def hide(root: Path, keep: tuple[str, ...] = ("gpu",)) -> list[str]:
-    """Keep the ``results/runs/*/logits.npz`` of runs whose profile is not in ``keep`` off
-    the device until :func:`restore`: the committed ones out of the index, all of them
-    ignored; return their paths. Refuses, changing nothing, while the index holds staged
-    changes (a commit made now would delete the hidden files)."""
+def hide(root: Path, keep: tuple[str, ...] = ("gpu",), keep_keys=()) -> list[str]:
+    """Keep the ``results/runs/*/logits.npz`` of runs whose profile is not in ``keep`` and
+    whose key is not in ``keep_keys`` off the device until :func:`restore`: the committed
+    ones out of the index, all of them ignored; return their paths. Hiding again with the
+    same choice changes nothing; with another choice (``--with-chapter`` keeps the
+    chapter's runs), what was hidden is restored first. Refuses, changing nothing, while
+    the index holds staged changes (a commit made now would delete the hidden files)."""
     root = Path(root)
-    if hidden(root):
-        return hidden(root)
+    keep_keys = set(keep_keys)
+
+    def hidden_here(paths):
+        return [p for p in paths.split("\0") if p and Path(p).parent.name not in keep_keys
+                and _profile(root / Path(p).parent / "record.json") not in keep]
+
+    pattern = "results/runs/*/logits.npz"
+    before = hidden(root)
+    if before:
+        # what is hidden now is out of the index and ignored: list it with the others
+        every = _git(root, "ls-files", "-z", "--", pattern) + "\0".join(before) + "\0" + _git(
+            root, "ls-files", "-z", "--others", "--exclude-standard", "--", pattern)
+        if sorted(hidden_here(every)) == sorted(before):
+            return before
+        restore(root)
     if subprocess.run(["git", "diff", "--cached", "--quiet"], cwd=root).returncode:
         raise RuntimeError("the index holds staged changes: commit or unstage them before hiding the committed "
                            "logits (a commit made while they are hidden would delete them)")
-    def other_profile(paths):
-        return [p for p in paths.split("\0") if p and _profile(root / Path(p).parent / "record.json") not in keep]
-
-    pattern = "results/runs/*/logits.npz"
-    tracked = other_profile(_git(root, "ls-files", "-z", "--", pattern))
-    untracked = other_profile(_git(root, "ls-files", "-z", "--others", "--exclude-standard", "--", pattern))
+    tracked = hidden_here(_git(root, "ls-files", "-z", "--", pattern))
+    untracked = hidden_here(_git(root, "ls-files", "-z", "--others", "--exclude-standard", "--", pattern))
     paths = tracked + untracked
     if not paths:
         return []
