@@ -288,3 +288,69 @@ def test_job_leaves_runs_whose_data_is_not_carried_and_refuses_only_when_none_ca
     assert len(lines) == 1 and lines[0].startswith("data: left for a later loan: 20 Newsgroups: expected")
     with pytest.raises(FileNotFoundError, match="^replicate gpu-job: 1 data set missing"):
         job.trainable(text, lines.append)
+
+# ----------------------------------------------------------------------------- wheels and the chapter (item 6)
+def tiny_wheel(folder: Path, name: str = "gpujob_probe", version: str = "1.0", requires=()) -> Path:
+    """A pure-Python wheel made on the spot: ``name`` with ``VALUE = 42``."""
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    info = f"{name}-{version}.dist-info"
+    files = {f"{name}/__init__.py": "VALUE = 42\n",
+             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+                                 + "".join(f"Requires-Dist: {r}\n" for r in requires),
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    path = folder / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        for arc, text in files.items():
+            zf.writestr(arc, text)
+        zf.writestr(f"{info}/RECORD", "".join(f"{arc},,\n" for arc in files) + f"{info}/RECORD,,\n")
+    return path
+
+
+def test_wheel_list_pins_the_lock_and_leaves_nothing_to_chance():
+    """benchmarks/gpu_wheels.txt: the versions of requirements.lock, one of each, none of
+    them on the GPU image or left out; the job's tier reads the chapters' sources."""
+    import re
+
+    from replicate.sweep import wheels
+
+    wl = wheels.read_list()
+    lock = {wheels.normalize(m.group(1)): m.group(2)
+            for m in re.finditer(r"^([A-Za-z0-9_.\-]+)==([^\s;\\]+)", (REPO / "requirements.lock").read_text(), re.M)}
+    pins = {p.name: p for p in wl.pins}
+    assert {p.tier for p in wl.pins} == set(wheels.TIERS)
+    assert {"jupytext", "nbformat"} <= {p.name for p in wl.wanted(("job",))}
+    assert {"papermill", "ipykernel", "myst-nb"} <= {p.name for p in wl.wanted(("chapter",))}
+    assert all(lock[n] == p.version for n, p in pins.items() if n in lock), \
+        {n: (p.version, lock[n]) for n, p in pins.items() if n in lock and lock[n] != p.version}
+    assert not set(pins) & wl.image and not set(pins) & set(wl.left_out)
+    assert {"torch", "numpy", "pandas", "pyyaml", "markdown-it-py"} <= wl.image
+    with pytest.raises(ValueError, match="wheel tiers must be among"):
+        wl.wanted(("book",))
+
+
+def test_wheels_install_once_activate_and_report_unmet_requirements(tmp_path, monkeypatch):
+    from replicate.sweep import wheels
+
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setenv("PYTHONPATH", "elsewhere")
+    folder = tmp_path / "wheels"
+    tiny_wheel(folder, requires=["numpy>=1", "no-such-dist-xyz>=2", "colorama; sys_platform == 'win32'",
+                                 "sphinx>=5", "pytest-gpujob-probe; extra == 'test'"])
+    wl = wheels.WheelList((), {"sphinx": "not imported"}, frozenset({"numpy"}))
+    gaps = wheels.unmet(folder, wl)
+    assert gaps["missing"] == [("gpujob-probe", "no-such-dist-xyz>=2")]      # markers and extras of the machine
+    assert gaps["image"] == {"numpy": ["gpujob-probe"]} and gaps["left_out"] == {"sphinx": ["gpujob-probe"]}
+    target = tmp_path / "site"
+    first = wheels.install(folder, target)
+    assert first["installed"] and first["wheels"] == 1 and (target / "gpujob_probe" / "__init__.py").is_file()
+    assert wheels.install(folder, target)["installed"] is False            # the same set: nothing to do
+    wheels.activate(target)
+    assert os.environ["PYTHONPATH"] == f"{target}{os.pathsep}elsewhere"
+    import gpujob_probe
+
+    assert gpujob_probe.VALUE == 42
+    assert wheels.check_installed(folder, wl) == ["gpujob-probe needs no-such-dist-xyz>=2: not installed"]
+    assert wheels.install(tmp_path / "none", target) == {"wheels": 0, "seconds": 0.0, "installed": False}
+
