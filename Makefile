@@ -13,7 +13,7 @@ REMOTE ?= origin
 PAGES_BRANCH ?= gh-pages
 PLACEHOLDER := YOUR-GITHUB-USER/YOUR-REPOSITORY
 
-.PHONY: book test check-html publish setup lock clean-book clean help gpu-job gpu-job-check gpu-job-restore
+.PHONY: book test check-html publish setup lock clean-book clean help gpu-job gpu-job-check gpu-job-check-chapter gpu-job-restore
 
 help:
 	@echo "make book        set up .venv, execute every chapter (default profile cpu), build the HTML book"
@@ -21,9 +21,10 @@ help:
 	@echo "make check-html  load every page of the built book in headless Chromium, offline (needs chromium)"
 	@echo "make publish     build the book and push _build/html to the $(PAGES_BRANCH) branch of $(REMOTE)"
 	@echo "make lock        rewrite requirements.lock from pyproject.toml (UPGRADE=1: newest allowed versions)"
-	@echo "make gpu-job-check  put the data the GPU queue needs into .gpu-carry/, keep other profiles' logits off the device, say what would travel"
+	@echo "make gpu-job-check  put the data the GPU queue needs and the wheels the job needs (jupytext) into .gpu-carry/, keep the committed logits off the device, say what would travel"
+	@echo "make gpu-job-check-chapter  the same, plus the wheels and runs' logits with which the job executes the Mukhoti chapter at gpu on the machine"
 	@echo "make gpu-job-restore  after the device call: the logits gpu-job-check kept off the device back in the index"
-	@echo "make gpu-job     (on a lent GPU machine) train the GPU queue's next runs, pack them into \$$OUT"
+	@echo "make gpu-job     (on a lent GPU machine) train the GPU queue's next runs, pack them into \$$OUT; execute the Mukhoti chapter at gpu once its runs are finished and its wheels carried"
 
 # make book and make test install the exact versions of $(LOCK) (every extra, hashes
 # checked), then the package itself; `make lock` rewrites the lock from pyproject.toml.
@@ -84,6 +85,9 @@ gpu-job:
 
 gpu-job-check: $(STAMP)
 	$(PY) -m replicate gpu-job --check-travel $(GPU_JOB_ARGS)
+
+gpu-job-check-chapter: $(STAMP)
+	$(PY) -m replicate gpu-job --check-travel --with-chapter $(GPU_JOB_ARGS)
 
 gpu-job-restore: $(STAMP)
 	$(PY) -m replicate gpu-job --restore

@@ -289,6 +289,7 @@ def test_job_leaves_runs_whose_data_is_not_carried_and_refuses_only_when_none_ca
     with pytest.raises(FileNotFoundError, match="^replicate gpu-job: 1 data set missing"):
         job.trainable(text, lines.append)
 
+
 # ----------------------------------------------------------------------------- wheels and the chapter (item 6)
 def tiny_wheel(folder: Path, name: str = "gpujob_probe", version: str = "1.0", requires=()) -> Path:
     """A pure-Python wheel made on the spot: ``name`` with ``VALUE = 42``."""
@@ -342,6 +343,11 @@ def test_wheels_install_once_activate_and_report_unmet_requirements(tmp_path, mo
     gaps = wheels.unmet(folder, wl)
     assert gaps["missing"] == [("gpujob-probe", "no-such-dist-xyz>=2")]      # markers and extras of the machine
     assert gaps["image"] == {"numpy": ["gpujob-probe"]} and gaps["left_out"] == {"sphinx": ["gpujob-probe"]}
+    probe = folder / "gpujob_probe-1.0-py3-none-any.whl"
+    other = tmp_path / "other" / "gpujob_other-1.0-cp27-cp27mu-manylinux1_x86_64.whl"
+    other.parent.mkdir()
+    other.write_bytes(probe.read_bytes())
+    assert wheels.lacking(folder) == ([probe], []) and wheels.lacking(other.parent) == ([], [other])
     target = tmp_path / "site"
     first = wheels.install(folder, target)
     assert first["installed"] and first["wheels"] == 1 and (target / "gpujob_probe" / "__init__.py").is_file()
@@ -351,6 +357,73 @@ def test_wheels_install_once_activate_and_report_unmet_requirements(tmp_path, mo
     import gpujob_probe
 
     assert gpujob_probe.VALUE == 42
+    assert wheels.lacking(folder) == ([], [])                                # installed here now
     assert wheels.check_installed(folder, wl) == ["gpujob-probe needs no-such-dist-xyz>=2: not installed"]
     assert wheels.install(tmp_path / "none", target) == {"wheels": 0, "seconds": 0.0, "installed": False}
 
+
+def _no_jupyter_python(tmp_path) -> str:
+    """A Python without site-packages: the GPU image's python3 as far as Jupyter goes."""
+    fake = tmp_path / "python-bare"
+    fake.write_text(f'#!/bin/sh\nexec "{sys.executable}" -I -S "$@"\n')
+    fake.chmod(0o755)
+    return str(fake)
+
+
+def test_chapter_step_is_skipped_with_one_line_per_reason(stores, tmp_path):
+    """Issue #20, item 6: no chapter runs finished, no Jupyter stack: the job says both, in
+    one line each, and executes nothing; without a chapter nothing of it happens."""
+    lines = []
+    status = job.run(stores / "out", profile="smoke", budget=600, workers=1, device="cpu", items=[],
+                     echo=lines.append, chapter="exp_focal_loss", wheel_dir=stores / "no-wheels",
+                     python=_no_jupyter_python(tmp_path))
+    assert status == job.DONE
+    skipped = [line for line in lines if line.startswith("chapter: ")]
+    assert len(skipped) == 2, lines
+    assert "skipped: no wheels:" in skipped[0] and "cannot import jupytext, nbformat, papermill" in skipped[0]
+    assert "skipped: runs incomplete: 6 of the 6 runs of exp_focal_loss at smoke are not finished" in skipped[1]
+    assert "would train them" in skipped[1]
+    assert "wheels: none carried" in "\n".join(lines)
+    assert not list((stores / "out").glob("*.ipynb"))
+    lines.clear()
+    job.run(stores / "out", profile="smoke", budget=600, workers=1, device="cpu", items=[], echo=lines.append)
+    assert not [line for line in lines if line.startswith("chapter")]
+
+
+def test_job_trains_the_chapter_runs_then_executes_the_chapter_on_them(stores, tmp_path, monkeypatch):
+    """The real path at the smoke profile: the job trains the chapter's runs (2 processes),
+    packs them, installs the carried wheels (here one tiny wheel, the local Python has the
+    Jupyter stack) and executes the chapter by papermill into the output folder, training
+    nothing there; a later call does not execute it again; too little time skips it."""
+    import json as _json
+
+    from replicate.sweep.plan import sweep_plan
+
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
+    _, _, plan = sweep_plan("exp_focal_loss", {}, "smoke")
+    its = [queue.Item(queue.step_of("exp_focal_loss", g, m, s, cfg.dataset), "exp_focal_loss", g, m, s, cfg)
+           for g, cfgs in plan.groups.items() for (m, s), cfg in cfgs.items()]
+    wheel_dir = tmp_path / "wheels"
+    tiny_wheel(wheel_dir)
+    lines = []
+    status = job.run(stores / "out", profile="smoke", budget=600, workers=2, device="cpu", items=its,
+                     echo=lines.append, chapter="exp_focal_loss", wheel_dir=wheel_dir, python=sys.executable)
+    text = "\n".join(lines)
+    assert status == job.DONE, text
+    assert "wheels: 1 carried" in text and "installed into" in text
+    assert "pack: 6 runs" in text
+    done = [line for line in lines if line.startswith("chapter: exp_focal_loss executed at smoke")]
+    assert done and "its 6 runs loaded, 0 trained: exp_focal_loss-smoke.ipynb" in done[0], text
+    notebook = stores / "out" / "exp_focal_loss-smoke.ipynb"
+    meta = _json.loads(notebook.read_text())["metadata"]["replicate"]
+    assert meta["profile"] == "smoke" and meta["chapter"] == "exp_focal_loss"
+    assert len(list((stores / "out").iterdir())) <= 8
+    lines.clear()
+    assert job.chapter_step(stores / "out2", lines.append, chapter="exp_focal_loss", profile="smoke") == "skipped"
+    assert "done: an earlier call on this machine executed it" in lines[0]
+    job._chapter_marker().unlink()
+    lines.clear()
+    assert job.chapter_step(stores / "out2", lines.append, chapter="exp_focal_loss", profile="smoke",
+                            seconds_left=60) == "skipped"
+    assert len(lines) == 1 and "skipped: not enough time: 55 s left" in lines[0]

@@ -5,11 +5,13 @@
     (default ``$OUT``); without ``REPLICATE_DATA`` it reads the data from ``.gpu-carry/data``;
 ``replicate gpu-job --list [--steps ...]``
     the queue, what is finished, and the device time the rest takes (no GPU needed);
-``replicate gpu-job --check-travel``
-    on the development machine (``make gpu-job-check``): put the data archives the next
-    runs need into ``.gpu-carry/``, keep the committed logits of other profiles off the
-    device (:mod:`replicate.sweep.travel`), and say in one line what would travel and
-    whether it fits;
+``replicate gpu-job --check-travel [--with-chapter]``
+    on the development machine (``make gpu-job-check``, ``make gpu-job-check-chapter``):
+    put the data archives the next runs need and the wheels the machine lacks
+    (:mod:`replicate.sweep.wheels`; with ``--with-chapter`` also those that execute the
+    Mukhoti chapter there) into ``.gpu-carry/``, keep the committed logits off the device
+    (:mod:`replicate.sweep.travel`; with ``--with-chapter`` except the chapter's runs'),
+    and say in one line what would travel and whether it fits;
 ``replicate gpu-job --restore``
     after the call (``make gpu-job-restore``; ``replicate runs unpack`` does it too): the
     hidden logits back into the index.
@@ -44,13 +46,31 @@ NOT_CARRIED = {"20newsgroups": "its runs need word vectors: the GPU image lacks 
                                "(330 MiB) does not fit the travel; carrying gensim's wheel is not prepared yet"}
 
 
-def check_travel(steps: str, profile: str) -> int:
+def chapter_plan_state(profile: str) -> dict:
+    """The Mukhoti chapter (:data:`replicate.sweep.job.CHAPTER`) at ``profile``, as the
+    development machine sees it: ``{"keys", "missing" (not in results/), "data" (what it
+    would load when complete), "executed" (a committed copy executed on a GPU machine)}``."""
     from .. import config
-    from ..sweep import queue, travel
+    from ..sweep import job
+    from ..sweep.plan import sweep_plan
+
+    _, _, plan = sweep_plan(job.CHAPTER, {}, profile)
+    missing = plan.missing("results")
+    data = {} if missing else job.chapter_data(job.CHAPTER, profile, plan)
+    executed = sorted(config.repo_root().glob(f"benchmarks/measured/*/{job.CHAPTER}-{profile}.ipynb"))
+    return {"keys": sorted(plan.configs()), "missing": sorted(missing), "data": data, "executed": executed}
+
+
+def check_travel(steps: str, profile: str, with_chapter: bool = False) -> int:
+    from .. import config
+    from ..sweep import job, queue, travel, wheels
 
     root = config.repo_root()
     todo = queue.missing(queue.build(profile, steps))
-    needed = sorted({it.config.dataset for it in todo})
+    chapter = chapter_plan_state(profile)
+    chapter_due = not chapter["missing"]
+    needed = sorted({it.config.dataset for it in todo}
+                    | (set(chapter["data"]) if with_chapter and chapter_due else set()))
     left = {d: NOT_CARRIED.get(d, "gpu-job does not know which files to carry") for d in needed
             if d in NOT_CARRIED or d not in DATA_FILES}
     carry = root / CARRY / "data"
@@ -69,22 +89,51 @@ def check_travel(steps: str, profile: str) -> int:
     for f in carry.iterdir():            # carry only what the queue needs now
         if f.is_file() and not any(f.name in DATA_FILES[d] for d in carried):
             f.unlink()
-    hidden = travel.hide(root, keep=())   # the job reads records only; runs grow past the travel limit
-    tree, carried_mib = _mib(_git_files(root)), _mib(p for p in carry.rglob("*"))
+    # the wheels the machine lacks: the job's own (jupytext) always, the chapter's when asked
+    tiers = ("job", "chapter") if with_chapter else ("job",)
+    wheel_dir = root / wheels.CARRY_DIR
+    try:
+        wheel_files = wheels.download(wheel_dir, tiers)
+    except RuntimeError as err:
+        print(f"gpu-job travel: the wheels could not be downloaded into {wheel_dir}: {err}")
+        return 1
+    gaps = wheels.unmet(wheel_dir)
+    # the job reads records only (runs grow past the travel limit); the chapter reads its runs' logits
+    hidden = travel.hide(root, keep=(), keep_keys=chapter["keys"] if with_chapter else ())
+    tree, carried_mib = _mib(_git_files(root)), _mib(p for p in (root / CARRY).rglob("*"))
     total = tree + carried_mib
     fits = total <= TRAVEL_LIMIT_MIB
     runnable = sum(1 for it in todo if it.config.dataset not in left)
     print(f"gpu-job travel: working tree {tree:.1f} MiB + {CARRY}/ {carried_mib:.1f} MiB ({', '.join(carried) or 'no data'}"
-          f") = {total:.1f} MiB of {TRAVEL_LIMIT_MIB} MiB: {'fits' if fits else 'DOES NOT FIT'}; "
+          f", {len(wheel_files)} wheels) = {total:.1f} MiB of {TRAVEL_LIMIT_MIB} MiB: {'fits' if fits else 'DOES NOT FIT'}; "
           f"{len(todo)} runs left in steps {steps}, {runnable} of them with their data carried")
     for name, why in left.items():
         print(f"not carried: {name}: {why}; its runs wait for a later loan")
+    print(f"wheels: {len(wheel_files)} in {wheels.CARRY_DIR}/ ({_mib(wheel_files):.1f} MiB; {' and '.join(tiers)} of {wheels.LIST}); "
+          + ("their requirements are carried or on the GPU image" if not (gaps["missing"] or gaps["version"])
+             else "UNMET: " + "; ".join([f"{w} needs {r}" for w, r in gaps["missing"]]
+                                        + [f"{w} needs {r}, carried {v}" for w, r, v in gaps["version"]]))
+          + (f"; left out on purpose: {', '.join(sorted(gaps['left_out']))}" if gaps["left_out"] else ""))
+    n_keys, n_missing = len(chapter["keys"]), len(chapter["missing"])
+    state = (f"chapter {job.CHAPTER} at {profile}: {n_keys - n_missing} of its {n_keys} runs in results/"
+             + (f" ({n_missing} missing: the job executes it once they are all finished)" if n_missing else ""))
+    if with_chapter:
+        kept = sum(1 for k in chapter["keys"] if (root / "results" / "runs" / k / "logits.npz").is_file())
+        state += f"; its wheels carried and {kept} runs' logits kept in the travel"
+        if chapter_due:
+            state += ": the job executes it on the machine"
+    elif chapter_due and not chapter["executed"]:
+        state += ("; no copy executed on a GPU machine is committed: prepare with `make gpu-job-check-chapter` "
+                  "(--with-chapter) so that the job executes it there")
+    elif chapter["executed"]:
+        state += f"; executed on a GPU machine: {chapter['executed'][-1].relative_to(root)}"
+    print(state)
     if hidden:
         print(f"{len(hidden)} logits.npz of committed runs stay here during the call (committed ones out of the "
               f"index, all ignored; the files are untouched): after the call, `replicate runs unpack` (or "
               f"`make gpu-job-restore`) puts them back; commit nothing before that")
     print(f'device call: run(command="make gpu-job", carry=["{CARRY}"], timeout_s=600)')
-    return 0 if fits and runnable else 1
+    return 0 if fits and (runnable or (with_chapter and chapter_due)) else 1
 
 
 def list_queue(steps: str, profile: str, workers: int | None, mps: bool) -> int:
@@ -118,8 +167,11 @@ def _cmd_gpu_job(args) -> int:
     steps = queue.check_steps(args.steps)
     if args.list:
         return list_queue(steps, args.profile, args.workers, args.mps != "off")
+    if args.with_chapter and not args.check_travel:
+        raise ValueError("--with-chapter goes with --check-travel (the job itself executes the chapter whenever "
+                         "its wheels were carried)")
     if args.check_travel:
-        return check_travel(steps, args.profile)
+        return check_travel(steps, args.profile, with_chapter=args.with_chapter)
     if args.restore:
         from .. import config
         from ..sweep import travel
@@ -133,8 +185,11 @@ def _cmd_gpu_job(args) -> int:
     carried = config.repo_root() / CARRY / "data"
     if not os.environ.get(config.DATA_ENV) and carried.is_dir():
         os.environ[config.DATA_ENV] = str(carried)      # the data `make gpu-job-check` put in .gpu-carry/
+    from ..sweep import wheels
+
     return job.run(Path(out), profile=args.profile, budget=args.budget, workers=args.workers, mps=args.mps,
-                   steps=steps, device=args.device, check_engine=not args.no_engine_check)
+                   steps=steps, device=args.device, check_engine=not args.no_engine_check,
+                   wheel_dir=config.repo_root() / wheels.CARRY_DIR, chapter=None if args.no_chapter else job.CHAPTER)
 
 
 def add_subcommands(sub, parents) -> None:
@@ -155,6 +210,11 @@ def add_subcommands(sub, parents) -> None:
     g.add_argument("--list", action="store_true", help="print the queue and its device time; train nothing")
     g.add_argument("--check-travel", action="store_true",
                    help=f"fill {CARRY}/ with the data the queue needs and say what would travel")
+    g.add_argument("--with-chapter", action="store_true",
+                   help=f"with --check-travel: also carry the wheels that execute the Mukhoti chapter on the machine, "
+                        f"and its runs' logits")
+    g.add_argument("--no-chapter", action="store_true",
+                   help="do not execute the Mukhoti chapter on the machine even when it is due")
     g.add_argument("--restore", action="store_true",
                    help="put back the committed logits --check-travel kept off the device")
     g.set_defaults(func=_cmd_gpu_job)

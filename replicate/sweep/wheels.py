@@ -236,12 +236,37 @@ def _fingerprint(wheels) -> str:
     return hashlib.sha256("\n".join(sorted(p.name for p in wheels)).encode()).hexdigest()[:16]
 
 
-def install(folder: Path, target: Path, python: str | None = None, timeout: float = 120.0) -> dict:
-    """Install the wheels of ``folder`` into ``target`` (``pip install --no-index --no-deps
-    --no-compile --target``), unless ``target`` already holds exactly this set. Returns
-    ``{"wheels": n, "seconds": s, "installed": bool}`` (``installed`` False when nothing
-    was to do). Raises RuntimeError when pip fails."""
+def lacking(folder: Path) -> tuple[list[Path], list[Path]]:
+    """``(to install, unusable)``: the wheels of ``folder`` whose distribution this Python
+    lacks at the wheel's version, split into those that install here and those built for
+    another Python or platform. On the machine that is every carried wheel; where the
+    Jupyter stack is installed at the lock's versions (the development machine's .venv),
+    none, so a rehearsal there changes nothing."""
+    from importlib import metadata
+
+    from packaging import tags
+    from packaging.utils import parse_wheel_filename
+
+    here = set(tags.sys_tags())
+    todo, unusable = [], []
+    for name, path in carried(folder).items():
+        try:
+            if metadata.version(name) == wheel_id(path)[1]:
+                continue
+        except metadata.PackageNotFoundError:
+            pass
+        (todo if parse_wheel_filename(path.name)[3] & here else unusable).append(path)
+    return todo, unusable
+
+
+def install(folder: Path, target: Path, python: str | None = None, timeout: float = 120.0, files=None) -> dict:
+    """Install the wheels of ``folder`` (or only ``files``) into ``target`` (``pip install
+    --no-index --no-deps --no-compile --target``), unless ``target`` already holds exactly
+    this set. Returns ``{"wheels": n, "seconds": s, "installed": bool}`` (``installed``
+    False when nothing was to do). Raises RuntimeError when pip fails."""
     wheels = sorted(Path(folder).glob("*.whl")) if Path(folder).is_dir() else []
+    if files is not None:
+        wheels = sorted(Path(f) for f in files)
     target = Path(target)
     if not wheels:
         return {"wheels": 0, "seconds": 0.0, "installed": False}
