@@ -16,7 +16,7 @@ import pytest
 
 from replicate import cli, experiments, runs, sweep
 from replicate.runs import RunConfig
-from replicate.sweep import job, queue
+from replicate.sweep import device_chapter, job, queue
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -420,10 +420,10 @@ def test_job_trains_the_chapter_runs_then_executes_the_chapter_on_them(stores, t
     assert meta["profile"] == "smoke" and meta["chapter"] == "exp_focal_loss"
     assert len(list((stores / "out").iterdir())) <= 8
     lines.clear()
-    assert job.chapter_step(stores / "out2", lines.append, chapter="exp_focal_loss", profile="smoke") == "skipped"
+    assert device_chapter.chapter_step(stores / "out2", lines.append, chapter="exp_focal_loss", profile="smoke") == "skipped"
     assert "done: an earlier call on this machine executed it" in lines[0]
-    job._chapter_marker().unlink()
+    device_chapter._chapter_marker().unlink()
     lines.clear()
-    assert job.chapter_step(stores / "out2", lines.append, chapter="exp_focal_loss", profile="smoke",
+    assert device_chapter.chapter_step(stores / "out2", lines.append, chapter="exp_focal_loss", profile="smoke",
                             seconds_left=60) == "skipped"
     assert len(lines) == 1 and "skipped: not enough time: 55 s left" in lines[0]

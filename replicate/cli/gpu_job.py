@@ -47,23 +47,23 @@ NOT_CARRIED = {"20newsgroups": "its runs need word vectors: the GPU image lacks 
 
 
 def chapter_plan_state(profile: str) -> dict:
-    """The Mukhoti chapter (:data:`replicate.sweep.job.CHAPTER`) at ``profile``, as the
+    """The Mukhoti chapter (:data:`replicate.sweep.device_chapter.CHAPTER`) at ``profile``, as the
     development machine sees it: ``{"keys", "missing" (not in results/), "data" (what it
     would load when complete), "executed" (a committed copy executed on a GPU machine)}``."""
     from .. import config
-    from ..sweep import job
+    from ..sweep import device_chapter as dc
     from ..sweep.plan import sweep_plan
 
-    _, _, plan = sweep_plan(job.CHAPTER, {}, profile)
+    _, _, plan = sweep_plan(dc.CHAPTER, {}, profile)
     missing = plan.missing("results")
-    data = {} if missing else job.chapter_data(job.CHAPTER, profile, plan)
-    executed = sorted(config.repo_root().glob(f"benchmarks/measured/*/{job.CHAPTER}-{profile}.ipynb"))
+    data = {} if missing else dc.chapter_data(dc.CHAPTER, profile, plan)
+    executed = sorted(config.repo_root().glob(f"benchmarks/measured/*/{dc.CHAPTER}-{profile}.ipynb"))
     return {"keys": sorted(plan.configs()), "missing": sorted(missing), "data": data, "executed": executed}
 
 
 def check_travel(steps: str, profile: str, with_chapter: bool = False) -> int:
     from .. import config
-    from ..sweep import job, queue, travel, wheels
+    from ..sweep import device_chapter as dc, queue, travel, wheels
 
     root = config.repo_root()
     todo = queue.missing(queue.build(profile, steps))
@@ -115,7 +115,7 @@ def check_travel(steps: str, profile: str, with_chapter: bool = False) -> int:
                                         + [f"{w} needs {r}, carried {v}" for w, r, v in gaps["version"]]))
           + (f"; left out on purpose: {', '.join(sorted(gaps['left_out']))}" if gaps["left_out"] else ""))
     n_keys, n_missing = len(chapter["keys"]), len(chapter["missing"])
-    state = (f"chapter {job.CHAPTER} at {profile}: {n_keys - n_missing} of its {n_keys} runs in results/"
+    state = (f"chapter {dc.CHAPTER} at {profile}: {n_keys - n_missing} of its {n_keys} runs in results/"
              + (f" ({n_missing} missing: the job executes it once they are all finished)" if n_missing else ""))
     if with_chapter:
         kept = sum(1 for k in chapter["keys"] if (root / "results" / "runs" / k / "logits.npz").is_file())
@@ -162,7 +162,7 @@ def list_queue(steps: str, profile: str, workers: int | None, mps: bool) -> int:
 
 
 def _cmd_gpu_job(args) -> int:
-    from ..sweep import job, queue
+    from ..sweep import device_chapter as dc, job, queue
 
     steps = queue.check_steps(args.steps)
     if args.list:
@@ -189,7 +189,7 @@ def _cmd_gpu_job(args) -> int:
 
     return job.run(Path(out), profile=args.profile, budget=args.budget, workers=args.workers, mps=args.mps,
                    steps=steps, device=args.device, check_engine=not args.no_engine_check,
-                   wheel_dir=config.repo_root() / wheels.CARRY_DIR, chapter=None if args.no_chapter else job.CHAPTER)
+                   wheel_dir=config.repo_root() / wheels.CARRY_DIR, chapter=None if args.no_chapter else dc.CHAPTER)
 
 
 def add_subcommands(sub, parents) -> None:
@@ -211,8 +211,8 @@ def add_subcommands(sub, parents) -> None:
     g.add_argument("--check-travel", action="store_true",
                    help=f"fill {CARRY}/ with the data the queue needs and say what would travel")
     g.add_argument("--with-chapter", action="store_true",
-                   help=f"with --check-travel: also carry the wheels that execute the Mukhoti chapter on the machine, "
-                        f"and its runs' logits")
+                   help="with --check-travel: also carry the wheels that execute the Mukhoti chapter on the machine, "
+                        "and its runs' logits")
     g.add_argument("--no-chapter", action="store_true",
                    help="do not execute the Mukhoti chapter on the machine even when it is due")
     g.add_argument("--restore", action="store_true",
