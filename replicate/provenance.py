@@ -119,7 +119,8 @@ def device_description(device: str | None = None) -> str:
     dev = device or ("cuda" if torch.cuda.is_available() else "cpu")
     if str(dev).startswith("cuda") and torch.cuda.is_available():
         return f"{dev} ({torch.cuda.get_device_name(torch.device(dev))})"
-    return f"cpu ({torch.get_num_threads()} threads, {platform.machine()})"
+    n = torch.get_num_threads()
+    return f"cpu ({n} thread{'' if n == 1 else 's'}, {platform.machine()})"
 
 
 def collect(device: str | None = None) -> dict:

@@ -495,3 +495,20 @@ def test_rule_difference_and_final_bins_from_records(stores):
     z, y = a.logits("val")
     want = validation_bins(torch.as_tensor(z), torch.as_tensor(y))
     assert f["count"].tolist() == want["count"] and f["train_confidence"].isna().all()
+
+
+def test_twin_note_says_what_the_two_flsd_runs_show():
+    from types import SimpleNamespace
+
+    from replicate.experiments.adafocal.views import twin_note
+
+    def run(device, ece):
+        return SimpleNamespace(provenance={"device": device}, metrics={"test": {"ece": ece}})
+
+    same = twin_note(1, run("cpu (1 thread, x86_64)", 0.0643), run("cpu (1 thread, x86_64)", 0.0643))
+    assert "both trained on cpu (1 thread, x86_64)" in same and "6.43 %" in same and "noise" not in same
+    other = twin_note(1, run("cpu (1 thread, x86_64)", 0.0643), run("cpu (2 threads, x86_64)", 0.0701))
+    assert "number of CPU threads" in other and "6.43 %" in other and "7.01 %" in other and "noise" in other
+    odd = twin_note(2, run("cpu (1 thread, x86_64)", 0.05), run("cpu (1 thread, x86_64)", 0.06))
+    assert "yet they end at" in odd and "seed-2" in odd
+    assert "not available" in twin_note(1, None, run("cpu", 0.05))
