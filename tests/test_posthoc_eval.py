@@ -142,6 +142,28 @@ def test_posthoc_table_and_fts_column_layout():
         cmp.fts_column(runs, methods, metric="brier")
 
 
+def test_posthoc_tips_give_the_t_interval_over_the_seeds():
+    from scipy import stats
+
+    runs = {("cross_entropy", s): FakeRun(s) for s in (1, 2, 3)}
+    grid = [0.5, 1.0, 1.5, 2.0]
+    per_seed = cmp.evaluate_posthoc(runs, grid=grid)
+    ours = cmp.summarise_posthoc(per_seed)
+    methods = cmp.resolve_methods(["cross_entropy", "adafocal_code"])
+    table = cmp.posthoc_table(ours, None, methods)
+    tips = cmp.posthoc_tips(table, ours, methods)
+    assert tips.shape == table.shape and (tips.index == table.index).all()
+    v = per_seed[(per_seed["method"] == "cross_entropy") & (per_seed["posthoc"] == "fts")
+                 & (per_seed["select"] == "nll") & (per_seed["metric"] == "nll")]["value"].to_numpy()
+    low, high = stats.t.interval(0.95, len(v) - 1, loc=v.mean(), scale=stats.sem(v))   # independent oracle
+    assert tips.loc[("Cross Entropy", "+ FTS"), ("Log-loss", "ours")] == \
+        f"[{low:.2f}, {high:.2f}] (95 % interval over 3 seeds)"
+    assert tips.loc[("Cross Entropy", "TS"), ("Log-loss", "paper")] == ""        # the paper's cells: none
+    assert tips.loc[("AdaFocal (authors' code)", "TS"), ("Log-loss", "ours")] == ""   # no runs: none
+    one = cmp.summarise_posthoc(cmp.evaluate_posthoc({("cross_entropy", 1): FakeRun(1)}, grid=grid))
+    assert (cmp.posthoc_tips(cmp.posthoc_table(one, None, methods), one, methods) == "").all().all()
+
+
 def test_figure8_lines_recover_a_straight_line_and_the_figures_draw():
     g = np.array([-0.5, 0.05, 0.5, 1.0, 5.0])
     paths = pd.DataFrame([(m, s, x, a + b * x + 0.01 * s) for m, a, b in (("fl1", 1.0, 0.3), ("fl3", 0.8, 0.2))

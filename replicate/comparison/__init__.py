@@ -51,7 +51,7 @@ from .paper import PaperReference, metric_tables, paper_reference, paper_values
 from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, fts_search, optimal_temperatures,
                            posthoc_logits, resolve_grid, summarise_posthoc)
 from .posthoc_eval import cell as posthoc_value
-from .posthoc_tables import fts_caption, fts_column, paper_posthoc, posthoc_table, styled
+from .posthoc_tables import fts_caption, fts_column, paper_posthoc, posthoc_table, posthoc_tips, styled
 from . import agreement, board, chapter, layouts, noise, pairs, scale, stats, wording
 from .plan import (Plan, add_referenced, check_datasets, check_seeds, configs, load, load_groups, reuse_finished, train,
                    train_configs)
@@ -68,5 +68,5 @@ __all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "Plan", "che
            "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption", "styled_table",
            "describe_runs", "evidence_label", "data_name", "Claim", "verdicts", "log_claims", "present", "lowest",
            "below", "short", "POSTHOC", "POSTHOC_METRICS", "GRIDS", "posthoc_logits", "evaluate_posthoc",
-           "summarise_posthoc", "posthoc_value", "fts_search", "optimal_temperatures", "resolve_grid", "paper_posthoc", "posthoc_table",
-           "fts_column", "fts_caption", "styled"]
+           "summarise_posthoc", "posthoc_value", "fts_search", "optimal_temperatures", "resolve_grid", "paper_posthoc",
+           "posthoc_table", "posthoc_tips", "fts_column", "fts_caption", "styled"]

@@ -148,6 +148,30 @@ def fts_caption(metric: str, select: str, grid, source: str) -> str:
             f"0.75, 1, 5); mean ± sd over seeds, T (and the gamma_ev chosen most often) in brackets. {source}.")
 
 
+def posthoc_tips(table: pd.DataFrame, ours: pd.DataFrame, methods, metrics=("accuracy", "nll", "adaece"),
+                 link: str = "intended") -> pd.DataFrame:
+    """Hover texts for :func:`posthoc_table`'s ``table`` (same shape): each of our cells gets
+    the 95 % Student-t interval of its mean over the seeds, mean ± t(0.975, n-1) sd / sqrt(n)
+    ("[low, high] (95 % interval over n seeds)"); other cells, and cells of one seed, none.
+    ``ours``: the :func:`summarise_posthoc` frame the table shows."""
+    from scipy import stats
+
+    tips = pd.DataFrame("", index=table.index, columns=table.columns)
+    for m in methods:
+        for setting, name in (("ts", "TS"), ("fts", "+ FTS")):
+            for metric in metrics:
+                sel, head = TABLE_SELECT[metric], HEADINGS[metric]
+                mean, sd = (cell(ours, m.key, setting, sel, metric, col, link=link) for col in ("mean", "std"))
+                n = cell(ours, m.key, setting, sel, metric, "n_seeds", link=link)
+                if math.isnan(mean) or math.isnan(sd) or math.isnan(n) or n < 2:
+                    continue
+                half = stats.t.ppf(0.975, int(n) - 1) * sd / math.sqrt(n)
+                digits = 1 if metric == "accuracy" else 2
+                tips.loc[(m.label, name), (head, "ours")] = \
+                    f"[{mean - half:.{digits}f}, {mean + half:.{digits}f}] (95 % interval over {int(n)} seeds)"
+    return tips
+
+
 def styled(frame: pd.DataFrame, caption: str, precision: int | None = None):
     """A table as a pandas Styler with ``caption`` below it (as :func:`styled_table`); numbers
     shown with ``precision`` decimals when given."""
@@ -156,5 +180,5 @@ def styled(frame: pd.DataFrame, caption: str, precision: int | None = None):
         [{"selector": "caption", "props": "caption-side: bottom; font-size: small; text-align: left;"}])
 
 
-__all__ = ["paper_posthoc", "posthoc_table", "fts_column", "fts_caption", "styled", "TABLE_SELECT", "HEADINGS",
+__all__ = ["paper_posthoc", "posthoc_table", "posthoc_tips", "fts_column", "fts_caption", "styled", "TABLE_SELECT", "HEADINGS",
            "SUMMARY_COLUMNS", "GRID_NAMES"]
