@@ -14,6 +14,8 @@ import json
 import sys
 from pathlib import Path
 
+from .. import checks
+
 EXECUTORS = ("local", "slurm")
 
 
@@ -72,10 +74,9 @@ def _cmd_sweep(args) -> int:
         raise ValueError("sweep needs a chapter (e.g. exp_focal_loss) or --all")
     if args.executor not in EXECUTORS:
         raise ValueError(f"--executor must be one of {', '.join(EXECUTORS)}; got {args.executor!r}")
-    if args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers must be a positive integer; got {args.workers}")
-    if args.per_gpu < 1:
-        raise ValueError(f"--per-gpu must be a positive integer; got {args.per_gpu}")
+    if args.workers is not None:
+        checks.positive_int("--workers", args.workers)
+    checks.positive_int("--per-gpu", args.per_gpu)
     name, params, plan = sweep.sweep_plan(args.chapter, dict(args.param or []), args.profile)
     device = plan.device
     if args.executor == "local":

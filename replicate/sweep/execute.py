@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import checks
 from .worker import TrainJob, init_worker, train_one
 
 #: trained, skipped (finished already), failed, paused (stopped at the deadline, checkpoint
@@ -110,8 +111,7 @@ def run_local(configs: dict, log_dir: Path, workers: int, device: str, store: st
     summary = Summary()
     if not configs:
         return summary
-    if not isinstance(per_gpu, int) or isinstance(per_gpu, bool) or per_gpu < 1:
-        raise ValueError(f"per_gpu must be a positive integer; got {per_gpu!r}")
+    checks.positive_int("per_gpu", per_gpu)
     ctx = mp.get_context("spawn")
     gpus = None
     if device.startswith("cuda"):

@@ -46,6 +46,7 @@ import sys
 import time
 from pathlib import Path
 
+from .. import checks
 from .device_chapter import (CHAPTER_ESTIMATE, CHAPTER_MIN_TRAINING, CHAPTER_SECONDS, carried_wheels,
                              chapter_status, chapter_step)
 from .machine import MPS_MODES, Log, device_report, mps_daemon, state_dir
@@ -165,8 +166,8 @@ def run(out, *, profile: str = "gpu", budget: float = 540.0, workers: int | None
     steps = queue.check_steps(steps)
     if isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget <= PACK_RESERVE + 5:
         raise ValueError(f"budget must be a number of seconds > {PACK_RESERVE + 5:.0f}; got {budget!r}")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"workers must be a positive integer; got {workers!r}")
+    if workers is not None:
+        checks.positive_int("workers", workers)
     if mps not in MPS_MODES:
         raise ValueError(f"mps must be one of {', '.join(MPS_MODES)}; got {mps!r}")
     dev = str(training.select_device(device))

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
 
+from ... import checks
 from .._simplex import pattern_search
 from ..fcl.loss import fcl_risk_minimizer
 from .loss import (
@@ -79,9 +80,7 @@ def binary_tie_threshold(gamma: float) -> float:
     ``eta_1``; ``eta*`` is where the two are equal (bisection). For
     ``eta_1 in [1 - eta*, eta*]`` the minimiser does not single out the Bayes class.
     """
-    g = float(gamma)
-    if not np.isfinite(g) or g <= 0:
-        raise ValueError(f"gamma must be finite and > 0, got {gamma!r}")
+    g = checks.gamma(gamma, strict=True)
     tie = 2.0 ** -g * np.log(2.0)
     lo, hi = 0.5, 1.0 - 1e-12
     for _ in range(60):
@@ -114,9 +113,7 @@ def binary_dfl_minimizer(eta1: float, gamma: float, *, ties: str = "strict") -> 
     probability strictly below it) and ``(max(eta) 2^-g + min(eta)) log 2`` for the tie-free
     infimum (the smaller one-sided limit). Ties go to the tie.
     """
-    g, e = float(gamma), float(eta1)
-    if not np.isfinite(g) or g <= 0:
-        raise ValueError(f"gamma must be finite and > 0, got {gamma!r}")
+    g, e = checks.gamma(gamma, strict=True), float(eta1)
     if not 0.0 <= e <= 1.0:
         raise ValueError(f"eta1 must lie in [0, 1], got {eta1!r}")
     if ties not in ("strict", "limit"):

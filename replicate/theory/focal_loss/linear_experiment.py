@@ -92,8 +92,7 @@ def linear_loss_and_grad(w, X, y, loss: str = "ce", gamma: float = 1.0):
     ``X^T dL/dz / N`` with ``dL/dz`` from Prop. 1 (module docstring).
     """
     _check_loss(loss)
-    if not (np.isfinite(gamma) and gamma >= 0):
-        raise ValueError(f"gamma must be a finite number >= 0, got {gamma!r}")
+    gamma = checks.gamma(gamma)
     w = np.asarray(w, dtype=np.float64)
     s = 2.0 * np.asarray(y, dtype=np.float64) - 1.0
     zt = s * (X @ w)  # logit of the observed label
@@ -140,8 +139,7 @@ def train_linear(X, y, loss: str = "ce", gamma: float = 1.0, lr: float = 0.5, it
     if not (np.isfinite(lr) and lr > 0):
         raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
     iters, record_every = checks.positive_int("iters", iters), checks.positive_int("record_every", record_every)
-    if not (np.isfinite(gamma) and gamma >= 0):
-        raise ValueError(f"gamma must be a finite number >= 0, got {gamma!r}")
+    gamma = checks.gamma(gamma)
     X = np.asarray(X, dtype=np.float64)
     sX = (2.0 * np.asarray(y, dtype=np.float64) - 1.0)[:, None] * X  # z_t = sX @ w
     sXT_n = np.ascontiguousarray(sX.T) / len(sX)
