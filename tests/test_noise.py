@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 from scipy import stats as sst
 
+from generated_data import shifted_model_probs
+
 from replicate import posthoc
 from replicate.comparison import board, noise, stats
 from replicate.comparison.tables import METRICS
@@ -22,17 +24,10 @@ K = 4
 
 
 def model(y: np.ndarray, rng, shift: float = 0.0) -> board.Calibrated:
-    """A model on labels ``y``: confidence c ~ U(0.35, 0.8), correct with probability c (so
-    calibrated), reporting min(c + shift, 0.99) as its top probability (shift > 0:
-    over-confident by about ``shift``); the other classes share the rest."""
-    n = len(y)
-    c = rng.uniform(0.35, 0.8, n)
-    hit = rng.random(n) < c
-    pred = np.where(hit, y, (y + rng.integers(1, K, n)) % K)
-    top = np.minimum(c + shift, 0.99)
-    p = np.repeat(((1 - top) / (K - 1))[:, None], K, axis=1)
-    p[np.arange(n), pred] = top
-    return board.Calibrated("none", p, y, np.log(p[np.arange(n), y]), None, 1.0, math.nan)
+    """A model on labels ``y`` (:func:`generated_data.shifted_model_probs`: calibrated at
+    shift 0, over-confident by about ``shift`` above it)."""
+    p = shifted_model_probs(y, rng, shift, K)
+    return board.Calibrated("none", p, y, np.log(p[np.arange(len(y)), y]), None, 1.0, math.nan)
 
 
 @pytest.fixture(scope="module")

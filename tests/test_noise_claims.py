@@ -15,6 +15,8 @@ import math
 import numpy as np
 import pytest
 
+from generated_data import shifted_model_probs
+
 from replicate import claims as cl
 from replicate import comparison as cmp
 from replicate.comparison import board, noise, wording
@@ -90,14 +92,7 @@ def test_decide_within_takes_grid_temperatures_at_their_ends():
 # ----------------------------------------------------------------------------- runs made by construction
 def _model_logits(y, rng, shift: float) -> np.ndarray:
     """Logits of a model whose top probability is c (+ shift): calibrated at shift 0."""
-    n = len(y)
-    c = rng.uniform(0.35, 0.8, n)
-    hit = rng.random(n) < c
-    pred = np.where(hit, y, (y + rng.integers(1, K, n)) % K)
-    top = np.minimum(c + shift, 0.99)
-    p = np.repeat(((1 - top) / (K - 1))[:, None], K, axis=1)
-    p[np.arange(n), pred] = top
-    return np.log(p)
+    return np.log(shifted_model_probs(y, rng, shift, K))
 
 
 class _Run:
