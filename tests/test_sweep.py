@@ -95,7 +95,7 @@ import sys
 from pathlib import Path
 from replicate import sweep
 from replicate.runs import RunConfig
-cfg = RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", options={"epochs": 40},
+cfg = RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", options={"epochs": 120},
                 data_params={"val_size": 60})
 s = sweep.run_local({cfg.key: cfg}, Path(sys.argv[1]), workers=1, device="cpu", quiet=True)
 print("SUMMARY", s.line(), flush=True)
@@ -105,14 +105,14 @@ print("SUMMARY", s.line(), flush=True)
 def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(env):
     """SIGINT to the sweep's process group (what Ctrl-C sends) stops the worker mid-run: no
     finished record, the epoch checkpoint is kept, and the rerun resumes from it."""
-    cfg = RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", options={"epochs": 40},
+    cfg = RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", options={"epochs": 120},
                     data_params={"val_size": 60})
     proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTIBLE, str(env / "logs")], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     ckpt = runs.checkpoint_path(cfg.key)
     deadline = time.time() + 120
     while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.2)
+        time.sleep(0.02)    # 120 short epochs: the signal must land before the last one, also on a busy machine
     assert ckpt.exists(), proc.communicate()[0]
     os.killpg(proc.pid, signal.SIGINT)
     out = proc.communicate(timeout=120)[0]
