@@ -505,7 +505,7 @@ def test_twin_note_says_what_the_two_flsd_runs_show():
     def run(device, ece):
         return SimpleNamespace(provenance={"device": device}, metrics={"test": {"ece": ece}})
 
-    same = twin_note(1, run("cpu (1 thread, x86_64)", 0.0643), run("cpu (1 thread, x86_64)", 0.0643))
+    same = twin_note(1, run("cpu (1 threads, x86_64)", 0.0643), run("cpu (1 thread, x86_64)", 0.0643))
     assert "both trained on cpu (1 thread, x86_64)" in same and "6.43 %" in same and "noise" not in same
     other = twin_note(1, run("cpu (1 thread, x86_64)", 0.0643), run("cpu (2 threads, x86_64)", 0.0701))
     assert "number of CPU threads" in other and "6.43 %" in other and "7.01 %" in other and "noise" in other
