@@ -107,12 +107,16 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(env):
     finished record, the epoch checkpoint is kept, and the rerun resumes from it."""
     cfg = RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", options={"epochs": 120},
                     data_params={"val_size": 60})
+    # Ctrl-C's disposition is inherited: a library earlier in the test session may leave SIGINT
+    # ignored in this process, and a child that starts with it ignored never sees Ctrl-C (as a
+    # shell's background job does not); the sweep starts as from an interactive shell.
     proc = subprocess.Popen([sys.executable, "-c", _INTERRUPTIBLE, str(env / "logs")], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     ckpt = runs.checkpoint_path(cfg.key)
     deadline = time.time() + 120
     while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.02)    # 120 short epochs: the signal must land before the last one, also on a busy machine
+        time.sleep(0.02)    # 120 short epochs: the signal lands before the last one, also on a busy machine
     assert ckpt.exists(), proc.communicate()[0]
     os.killpg(proc.pid, signal.SIGINT)
     out = proc.communicate(timeout=120)[0]
