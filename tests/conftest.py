@@ -66,6 +66,19 @@ def private_cache(tmp_path, monkeypatch):
     torch.set_num_threads(threads)
 
 
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    """An empty data directory and a run cache of this test's own (restored afterwards); no
+    downloads. The cache's ``data/`` folder is searched for data too, so it must be the
+    test's own: a real data directory's extractions may sit in the shared one."""
+    data = tmp_path / "data"
+    data.mkdir()
+    monkeypatch.setenv("REPLICATE_DATA", str(data))
+    monkeypatch.setenv(rconfig.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv("REPLICATE_OFFLINE", "1")
+    return data
+
+
 @pytest.fixture(scope="session", autouse=True)
 def data_directory(tmp_path_factory) -> Path:
     """The data directory of this session: the real one, else a generated one (see module docstring)."""

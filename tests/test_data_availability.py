@@ -3,7 +3,6 @@
 any chapter executes."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -13,15 +12,9 @@ from replicate.data import generated
 
 
 @pytest.fixture
-def empty(tmp_path, monkeypatch):
-    """An empty data directory, downloads off, and an empty cache (its ``data/`` folder is
-    searched too: a real data directory's extractions may sit there from other tests)."""
-    data = tmp_path / "data"
-    data.mkdir()
-    monkeypatch.setenv("REPLICATE_DATA", str(data))
-    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("REPLICATE_OFFLINE", "1")
-    return data
+def empty(sandbox):
+    """An empty data directory, downloads off, and an empty cache (conftest's ``sandbox``)."""
+    return sandbox
 
 
 def never(url):

@@ -34,17 +34,6 @@ CASES = {
 }
 
 
-@pytest.fixture
-def sandbox(tmp_path, monkeypatch):
-    """A data directory and a run cache of this test's own (restored afterwards); no downloads."""
-    data = tmp_path / "data"
-    data.mkdir()
-    monkeypatch.setenv("REPLICATE_DATA", str(data))
-    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("REPLICATE_OFFLINE", "1")
-    return data
-
-
 def files_under(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")) if folder.exists() else []
 
