@@ -128,5 +128,23 @@ def test_verdict_counts_follow_one_glue_key_convention():
     assert (n["claim3_ours"], n["claim2_paper"]) == ("fails", "holds with conditions")   # a beyond row's own check
     assert {k for k in n if k.endswith("_ours") and k.startswith("n_")} == \
         {"n_claims_ours", "n_holds_any_ours"} | {f"n_{v.replace(' ', '_')}_ours" for v in rp.claims.VERDICTS}
+    assert n["tally_ours"] == "1 holds, 0 fail, 1 goes beyond the paper and 1 cannot be tested"
+    assert n["tally_paper"] == "1 holds, 1 holds only with a condition and 1 fails"
     none = cmp.chapter.verdict_counts(frame, {"x": "no such label"})
     assert none["n_claims_x"] == "0" and "claim1_x" not in none
+    assert none["tally_x"] == "0 hold and 0 fail"
+
+
+def test_a_tally_agrees_with_its_counts_and_names_every_verdict():
+    tally = cmp.chapter.tally_text
+    assert tally(["holds", "fails", "fails", "fails", "inconclusive", "not tested", "not tested"]) == \
+        "1 holds, 3 fail, 1 is inconclusive and 2 cannot be tested"
+    assert tally(["inconclusive"] * 2 + ["holds"] * 2 + ["fails"]) == "2 hold, 1 fails and 2 are inconclusive"
+    assert tally(["fails"]) == "0 hold and 1 fails"
+    # every verdict has both forms, and the counts in the clause add up to the claims
+    every = [v for i, v in enumerate(rp.claims.VERDICTS) for _ in range(i + 1)]
+    text = tally(every)
+    assert sum(int(w) for w in text.replace(",", " ").split() if w.isdigit()) == len(every)
+    assert all(cmp.chapter._PHRASES[v][1] in text for v in rp.claims.VERDICTS[1:])
+    with pytest.raises(ValueError, match="verdicts must be among"):
+        tally(["holds", "true"])
