@@ -16,7 +16,7 @@ import pytest
 
 from replicate import cli, experiments, runs, sweep
 from replicate.runs import RunConfig
-from replicate.sweep import device_chapter, job, queue
+from replicate.sweep import device_chapter, job, queue, travel
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -290,6 +290,39 @@ def test_job_leaves_runs_whose_data_is_not_carried_and_refuses_only_when_none_ca
         job.trainable(text, lines.append)
 
 
+def test_travel_carries_data_sets_in_queue_order_while_the_whole_fits():
+    """The 20 Newsgroups archive and gensim's wheel do not fit beside the CIFAR-10 archive:
+    a loan carries the first data set of the queue, and the other one waits with its size
+    and the command that prepares a loan of its runs alone; a tier shared by two data sets
+    counts once."""
+    sizes = {"cifar10": (18.5, {}), "20newsgroups": (13.8, {"text": 26.6})}
+    alone = {"20newsgroups": "make gpu-job-check GPU_JOB_ARGS='--steps d'"}
+    carried, left = travel.choose_data(["cifar10", "20newsgroups"], 12.0, sizes, alone=alone)
+    assert carried == ["cifar10"] and list(left) == ["20newsgroups"]
+    assert left["20newsgroups"].startswith("does not fit beside cifar10: 70.9 MiB of 64 MiB with its archive "
+                                           "(13.8 MiB) and text wheels (26.6 MiB)")
+    assert left["20newsgroups"].endswith("`make gpu-job-check GPU_JOB_ARGS='--steps d'`")
+    # text first (queue step d once a-c are finished): CIFAR-10 waits
+    assert travel.choose_data(["20newsgroups", "cifar10"], 12.0, sizes)[0] == ["20newsgroups"]
+    assert travel.choose_data(["20newsgroups"], 12.0, sizes) == (["20newsgroups"], {})
+    # what fits exactly travels; a data set after one that did not fit may still fit
+    small = {"a": (30.0, {"t": 10.0}), "b": (40.0, {}), "c": (2.0, {"t": 10.0})}
+    assert travel.choose_data(["a", "b", "c"], 12.0, small, limit_mib=54.0) == (["a", "c"], {
+        "b": "does not fit beside a: 92.0 MiB of 54 MiB with its archive (40.0 MiB)"})
+    assert travel.choose_data(["b"], 30.0, small)[1]["b"] == \
+        "does not fit: 70.0 MiB of 64 MiB with its archive (40.0 MiB)"
+
+
+def test_wheel_tier_sizes_count_the_pinned_wheels_present(tmp_path):
+    from replicate.sweep import wheels
+
+    folder = tmp_path / "wheels"
+    probe, other = tiny_wheel(folder, "probe", "1.0"), tiny_wheel(folder, "stray", "2.0")
+    wl = wheels.WheelList((wheels.Pin("probe", "1.0", "text"), wheels.Pin("absent", "1.0", "job")), {}, frozenset())
+    assert wheels.tier_sizes(folder, wl) == pytest.approx({"text": probe.stat().st_size / 2**20})
+    assert other.exists()
+
+
 # ----------------------------------------------------------------------------- wheels and the chapter (item 6)
 def tiny_wheel(folder: Path, name: str = "gpujob_probe", version: str = "1.0", requires=()) -> Path:
     """A pure-Python wheel made on the spot: ``name`` with ``VALUE = 42``."""
@@ -323,6 +356,7 @@ def test_wheel_list_pins_the_lock_and_leaves_nothing_to_chance():
     assert {p.tier for p in wl.pins} == set(wheels.TIERS)
     assert {"jupytext", "nbformat"} <= {p.name for p in wl.wanted(("job",))}
     assert {"papermill", "ipykernel", "myst-nb"} <= {p.name for p in wl.wanted(("chapter",))}
+    assert {"gensim", "smart-open"} <= {p.name for p in wl.wanted(("text",))}   # word2vec for 20 Newsgroups
     assert all(lock[n] == p.version for n, p in pins.items() if n in lock), \
         {n: (p.version, lock[n]) for n, p in pins.items() if n in lock and lock[n] != p.version}
     assert not set(pins) & wl.image and not set(pins) & set(wl.left_out)

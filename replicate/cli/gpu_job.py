@@ -23,12 +23,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
-#: What the device tool sends at most (working tree plus carried paths).
-TRAVEL_LIMIT_MIB = 64
 CARRY = ".gpu-carry"
 #: The files a data set is read from, in the order the loaders look for them.
 DATA_FILES = {"cifar10": ("cifar-10-python.tar.gz", "cifar10-jpeg.tar.gz"),
               "20newsgroups": ("20news-bydate.tar.gz",)}
+#: The wheel tiers (:data:`replicate.sweep.wheels.TIERS`) a data set's runs need on the machine.
+DATA_TIERS = {"20newsgroups": ("text",)}
 
 
 def _git_files(root: Path) -> list[Path]:
@@ -39,11 +39,6 @@ def _git_files(root: Path) -> list[Path]:
 
 def _mib(paths) -> float:
     return sum(p.stat().st_size for p in paths if p.is_file()) / 2**20
-
-
-#: Data sets the job does not carry yet, with the reason (their runs wait for a later loan).
-NOT_CARRIED = {"20newsgroups": "its runs need word vectors: the GPU image lacks gensim (word2vec) and GloVe "
-                               "(330 MiB) does not fit the travel; carrying gensim's wheel is not prepared yet"}
 
 
 def chapter_plan_state(profile: str) -> dict:
@@ -69,46 +64,59 @@ def check_travel(steps: str, profile: str, with_chapter: bool = False) -> int:
     todo = queue.missing(queue.build(profile, steps))
     chapter = chapter_plan_state(profile)
     chapter_due = not chapter["missing"]
-    needed = sorted({it.config.dataset for it in todo}
-                    | (set(chapter["data"]) if with_chapter and chapter_due else set()))
-    left = {d: NOT_CARRIED.get(d, "gpu-job does not know which files to carry") for d in needed
-            if d in NOT_CARRIED or d not in DATA_FILES}
+    # the data sets in the queue's order: the first one's runs come first
+    needed = list(dict.fromkeys([it.config.dataset for it in todo]
+                                + (sorted(chapter["data"]) if with_chapter and chapter_due else [])))
+    left = {d: "gpu-job does not know which files to carry" for d in needed if d not in DATA_FILES}
     carry = root / CARRY / "data"
     carry.mkdir(parents=True, exist_ok=True)
     source = config.data_dir()
+    archives = {}
     for name in (d for d in needed if d not in left):
-        if any((carry / f).exists() for f in DATA_FILES[name]):
-            continue
-        found = [f for f in DATA_FILES[name] if (source / f).is_file()]
-        if not found:
+        found = ([carry / f for f in DATA_FILES[name] if (carry / f).is_file()]
+                 or [source / f for f in DATA_FILES[name] if (source / f).is_file()])
+        if found:
+            archives[name] = found[0]
+        else:
             left[name] = (f"none of {', '.join(DATA_FILES[name])} in the data directory {source} (set REPLICATE_DATA "
                           f"or --data-dir to the folder holding it)")
-            continue
-        shutil.copy2(source / found[0], carry / found[0])
-    carried = [d for d in needed if d not in left]
-    for f in carry.iterdir():            # carry only what the queue needs now
-        if f.is_file() and not any(f.name in DATA_FILES[d] for d in carried):
-            f.unlink()
-    # the wheels the machine lacks: the job's own (jupytext) always, the chapter's when asked
-    tiers = ("job", "chapter") if with_chapter else ("job",)
+    # the wheels the machine lacks: the job's own (jupytext) always, the chapter's when asked,
+    # a data set's (gensim for 20 Newsgroups) with its archive
+    base_tiers = ("job", "chapter") if with_chapter else ("job",)
     wheel_dir = root / wheels.CARRY_DIR
     try:
-        wheel_files = wheels.download(wheel_dir, tiers)
+        wheels.download(wheel_dir, base_tiers + tuple(dict.fromkeys(t for d in archives for t in DATA_TIERS.get(d, ()))))
     except RuntimeError as err:
         print(f"gpu-job travel: the wheels could not be downloaded into {wheel_dir}: {err}")
         return 1
-    gaps = wheels.unmet(wheel_dir)
     # the job reads records only (runs grow past the travel limit); the chapter reads its runs' logits
     hidden = travel.hide(root, keep=(), keep_keys=chapter["keys"] if with_chapter else ())
-    tree, carried_mib = _mib(_git_files(root)), _mib(p for p in (root / CARRY).rglob("*"))
+    tree, tier_mib = _mib(_git_files(root)), wheels.tier_sizes(wheel_dir)
+    sizes = {d: (path.stat().st_size / 2**20, {t: tier_mib.get(t, 0.0) for t in DATA_TIERS.get(d, ())})
+             for d, path in archives.items()}
+    alone = {d: f"make gpu-job-check GPU_JOB_ARGS='--steps {''.join(sorted({it.step for it in todo if it.config.dataset == d}))}'"
+             for d in archives}
+    carried, too_big = travel.choose_data(list(archives), tree + sum(tier_mib.get(t, 0.0) for t in base_tiers), sizes,
+                                          alone=alone)
+    left.update(too_big)
+    for name in carried:
+        if archives[name].parent != carry:
+            shutil.copy2(archives[name], carry / archives[name].name)
+    for f in carry.iterdir():            # carry only what the queue needs now
+        if f.is_file() and not any(f.name in DATA_FILES[d] for d in carried):
+            f.unlink()
+    tiers = base_tiers + tuple(dict.fromkeys(t for d in carried for t in DATA_TIERS.get(d, ())))
+    wheel_files = wheels.download(wheel_dir, tiers)      # drops the tiers of the data sets left out
+    gaps = wheels.unmet(wheel_dir)
+    carried_mib = _mib(p for p in (root / CARRY).rglob("*"))
     total = tree + carried_mib
-    fits = total <= TRAVEL_LIMIT_MIB
+    fits = total <= travel.LIMIT_MIB
     runnable = sum(1 for it in todo if it.config.dataset not in left)
     print(f"gpu-job travel: working tree {tree:.1f} MiB + {CARRY}/ {carried_mib:.1f} MiB ({', '.join(carried) or 'no data'}"
-          f", {len(wheel_files)} wheels) = {total:.1f} MiB of {TRAVEL_LIMIT_MIB} MiB: {'fits' if fits else 'DOES NOT FIT'}; "
+          f", {len(wheel_files)} wheels) = {total:.1f} MiB of {travel.LIMIT_MIB:g} MiB: {'fits' if fits else 'DOES NOT FIT'}; "
           f"{len(todo)} runs left in steps {steps}, {runnable} of them with their data carried")
     for name, why in left.items():
-        print(f"not carried: {name}: {why}; its runs wait for a later loan")
+        print(f"not carried: {name} (its runs wait for a later loan): {why}")
     print(f"wheels: {len(wheel_files)} in {wheels.CARRY_DIR}/ ({_mib(wheel_files):.1f} MiB; {' and '.join(tiers)} of {wheels.LIST}); "
           + ("their requirements are carried or on the GPU image" if not (gaps["missing"] or gaps["version"])
              else "UNMET: " + "; ".join([f"{w} needs {r}" for w, r in gaps["missing"]]

@@ -15,6 +15,11 @@ git, and with it the device tool, sees them neither as tracked nor as untracked;
 loads at ``gpu`` (``keep_keys``), which the job executes on the machine. ``replicate runs
 unpack`` and ``replicate gpu-job --restore`` (``make gpu-job-restore``) restore. Both are
 idempotent; :func:`hidden` lists what is hidden now.
+
+The data archives and the wheels their runs need do not all fit beside each other (the
+CIFAR-10 archive is 19 MiB; the 20 Newsgroups archive 14 MiB with gensim's wheel, 27 MiB,
+for its word vectors): :func:`choose_data` carries the data sets in the queue's order as
+long as the whole travel fits, and says for each other one why it waits for a later loan.
 """
 from __future__ import annotations
 
@@ -22,6 +27,8 @@ import json
 import subprocess
 from pathlib import Path
 
+#: What the device tool sends at most (working tree plus carried paths).
+LIMIT_MIB = 64.0
 #: The list of hidden paths, relative to the repository root (inside the git-ignored carry).
 HIDDEN_LIST = ".gpu-carry/hidden-logits.txt"
 BLOCK_START = "# >>> replicate gpu-job: committed logits kept off the device (undo: replicate gpu-job --restore)"
@@ -118,3 +125,31 @@ def restore(root: Path) -> int:
         _git(root, "add", "-f", "--pathspec-from-file=-", stdin="\n".join(present) + "\n")
     (root / HIDDEN_LIST).unlink(missing_ok=True)
     return len(entries)
+
+
+def choose_data(needed, base_mib: float, sizes: dict, limit_mib: float = LIMIT_MIB,
+                alone: dict | None = None) -> tuple[list, dict]:
+    """Which data sets travel: ``needed`` in the queue's order (the first one's runs come
+    first), ``base_mib`` what travels anyway (the working tree without the hidden logits,
+    the job's wheels), ``sizes`` ``{name: (archive MiB, {tier: wheels MiB})}`` (a data
+    set's wheel tiers, such as ``text`` for 20 Newsgroups, count once however many data
+    sets need them). A data set travels when it fits beside those before it; returns
+    ``(carried, {left out: why})``, the carried ones in ``needed`` order; ``alone``
+    ``{name: command}`` names the command that prepares a loan of a left-out data set's
+    runs alone."""
+    carried, left, total, tiers = [], {}, float(base_mib), {}
+    for name in needed:
+        archive, its_tiers = sizes[name]
+        extra = {t: mib for t, mib in its_tiers.items() if t not in tiers}
+        after = total + archive + sum(extra.values())
+        if after <= limit_mib:
+            carried.append(name)
+            total = after
+            tiers.update(extra)
+            continue
+        beside = f" beside {', '.join(carried)}" if carried else ""
+        left[name] = (f"does not fit{beside}: {after:.1f} MiB of {limit_mib:g} MiB with its archive "
+                      f"({archive:.1f} MiB)" + "".join(f" and {t} wheels ({mib:.1f} MiB)" for t, mib in extra.items())
+                      + (f"; for a loan of its runs alone: `{alone[name]}`" if carried and alone and name in alone
+                         else ""))
+    return carried, left

@@ -7,7 +7,9 @@ stack, and it reaches no package index. Two things need what it lacks:
   cell with jupytext (``runner.read_notebook``) - the ``job`` wheels;
 - executing the Mukhoti chapter there (``replicate run exp_focal_loss --profile gpu``,
   :func:`replicate.sweep.job.chapter_step`): papermill, an ipykernel kernel, myst_nb's
-  glue - the ``chapter`` wheels.
+  glue - the ``chapter`` wheels;
+- the 20 Newsgroups runs (queue step d): their word vectors are word2vec trained with
+  gensim - the ``text`` wheels, carried with that data set's archive.
 
 The pinned list is ``benchmarks/gpu_wheels.txt`` (:func:`read_list`). On the development
 machine :func:`download` fetches the wheels for CPython 3.12 on manylinux x86-64 into
@@ -36,7 +38,7 @@ from pathlib import Path
 LIST = Path("benchmarks") / "gpu_wheels.txt"
 #: The carried folder, relative to the repository root (inside the git-ignored ``.gpu-carry/``).
 CARRY_DIR = Path(".gpu-carry") / "wheels"
-TIERS = ("job", "chapter")
+TIERS = ("job", "chapter", "text")
 #: The machine's interpreter and platform, as ``pip download`` names them.
 PYTHON_VERSION = "3.12"
 PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64",
@@ -55,7 +57,7 @@ def normalize(name: str) -> str:
 
 @dataclass(frozen=True)
 class Pin:
-    """One carried wheel: distribution name, version, tier (``job`` or ``chapter``) and why."""
+    """One carried wheel: distribution name, version, tier (one of :data:`TIERS`) and why."""
 
     name: str
     version: str
@@ -81,7 +83,7 @@ class WheelList:
 
 
 def read_list(path: Path | None = None) -> WheelList:
-    """Parse ``benchmarks/gpu_wheels.txt``: sections ``[job]`` and ``[chapter]`` of
+    """Parse ``benchmarks/gpu_wheels.txt``: sections ``[job]``, ``[chapter]`` and ``[text]`` of
     ``NAME==VERSION  # why`` lines, ``[left out]`` of ``NAME  # why`` and ``[image]`` of
     names; ``#`` starts a comment."""
     from .. import config
@@ -150,6 +152,18 @@ def tiers_carried(folder: Path, wheel_list: WheelList | None = None) -> tuple[st
     wl = wheel_list or read_list()
     have = {wheel_id(p) for p in carried(folder).values()}
     return tuple(t for t in TIERS if all((p.name, p.version) in have for p in wl.wanted((t,))))
+
+
+def tier_sizes(folder: Path, wheel_list: WheelList | None = None) -> dict:
+    """``{tier: MiB}`` of the pinned wheels of each tier that are in ``folder``."""
+    wl = wheel_list or read_list()
+    files = {wheel_id(p): p for p in carried(folder).values()}
+    out = {}
+    for pin in wl.pins:
+        path = files.get((pin.name, pin.version))
+        if path is not None:
+            out[pin.tier] = out.get(pin.tier, 0.0) + path.stat().st_size / 2**20
+    return out
 
 
 def download(folder: Path, tiers=("job",), python: str | None = None, wheel_list: WheelList | None = None,
