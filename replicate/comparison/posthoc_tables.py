@@ -72,6 +72,19 @@ def _fmt(mean, std=math.nan, T=math.nan, digits=2) -> str:
 TABLE_SELECT = {"accuracy": "adaece", "nll": "nll", "adaece": "adaece", "ece": "ece"}
 
 
+#: the two rows of a method in Table 1: (setting, row name)
+SETTINGS = (("ts", "TS"), ("fts", "+ FTS"))
+
+
+def _table_cells(methods, metrics):
+    """The cells of the Table 1 layout in order: ``(method, setting, row name, metric,
+    selection metric, heading, digits)`` (shared by :func:`posthoc_table` and :func:`posthoc_tips`)."""
+    for m in methods:
+        for setting, name in SETTINGS:
+            for metric in metrics:
+                yield m, setting, name, metric, TABLE_SELECT[metric], HEADINGS[metric], 1 if metric == "accuracy" else 2
+
+
 def posthoc_table(ours: pd.DataFrame, paper: pd.DataFrame | None, methods, metrics=("accuracy", "nll", "adaece"),
                   link: str = "intended") -> pd.DataFrame:
     """The FTS paper's Table 1 layout, paper beside ours: two rows per method (TS, and
@@ -82,31 +95,28 @@ def posthoc_table(ours: pd.DataFrame, paper: pd.DataFrame | None, methods, metri
     :func:`paper_posthoc` for one data set (None: "–")."""
     paper = paper if paper is not None else pd.DataFrame(columns=SUMMARY_COLUMNS)
     out = {}
-    for m in methods:
-        for setting, name in (("ts", "TS"), ("fts", "+ FTS")):
-            row = {}
-            for metric in metrics:
-                sel, head = TABLE_SELECT[metric], HEADINGS[metric]
-                digits = 1 if metric == "accuracy" else 2
-                t = (lambda f, key, **k: cell(f, key, setting, sel, metric, "T", **k)) if metric != "accuracy" \
-                    else (lambda f, key, **k: math.nan)
-                row[(head, "paper")] = _fmt(cell(paper, m.compared_with, setting, sel, metric),
-                                            cell(paper, m.compared_with, setting, sel, metric, "std"),
-                                            t(paper, m.compared_with), digits)
-                row[(head, "ours")] = _fmt(cell(ours, m.key, setting, sel, metric, link=link),
-                                           cell(ours, m.key, setting, sel, metric, "std", link=link),
-                                           t(ours, m.key, link=link), digits)
-            if setting == "fts":
-                row[("γ_ev", "paper")] = _fmt(cell(paper, m.compared_with, "fts", "adaece", metrics[-1], "gamma"))
-                for sel in ("nll", "adaece"):
-                    r = ours[(ours["method"] == m.key) & (ours["posthoc"] == "fts") & (ours["select"] == sel)
-                             & (ours["link"] == link)]
-                    g = cell(ours, m.key, "fts", sel, metrics[-1], "gamma", link=link)
-                    every = r["gammas"].iloc[0] if len(r) else ""
-                    text = "–" if math.isnan(g) else f"{g:g}" + (f" ({every})" if len(set(every.split(", "))) > 1
-                                                                 else "")
-                    row[("γ_ev", f"ours: {SELECT_NAMES[sel]}")] = text
-            out[(m.label, name)] = row
+    for m, setting, name, metric, sel, head, digits in _table_cells(methods, metrics):
+        row = out.setdefault((m.label, name), {})
+
+        def t(f, key, **k):
+            return cell(f, key, setting, sel, metric, "T", **k) if metric != "accuracy" else math.nan
+
+        row[(head, "paper")] = _fmt(cell(paper, m.compared_with, setting, sel, metric),
+                                    cell(paper, m.compared_with, setting, sel, metric, "std"),
+                                    t(paper, m.compared_with), digits)
+        row[(head, "ours")] = _fmt(cell(ours, m.key, setting, sel, metric, link=link),
+                                   cell(ours, m.key, setting, sel, metric, "std", link=link),
+                                   t(ours, m.key, link=link), digits)
+        if setting == "fts" and metric == metrics[-1]:     # the chosen gamma_ev, after the metrics
+            row[("γ_ev", "paper")] = _fmt(cell(paper, m.compared_with, "fts", "adaece", metrics[-1], "gamma"))
+            for by in ("nll", "adaece"):
+                r = ours[(ours["method"] == m.key) & (ours["posthoc"] == "fts") & (ours["select"] == by)
+                         & (ours["link"] == link)]
+                g = cell(ours, m.key, "fts", by, metrics[-1], "gamma", link=link)
+                every = r["gammas"].iloc[0] if len(r) else ""
+                text = "–" if math.isnan(g) else f"{g:g}" + (f" ({every})" if len(set(every.split(", "))) > 1
+                                                             else "")
+                row[("γ_ev", f"ours: {SELECT_NAMES[by]}")] = text
     frame = pd.DataFrame(out).T.fillna("")
     frame.columns = pd.MultiIndex.from_tuples(frame.columns)
     frame.index.names = ["model", "post-hoc"]
@@ -157,18 +167,14 @@ def posthoc_tips(table: pd.DataFrame, ours: pd.DataFrame, methods, metrics=("acc
     from scipy import stats
 
     tips = pd.DataFrame("", index=table.index, columns=table.columns)
-    for m in methods:
-        for setting, name in (("ts", "TS"), ("fts", "+ FTS")):
-            for metric in metrics:
-                sel, head = TABLE_SELECT[metric], HEADINGS[metric]
-                mean, sd = (cell(ours, m.key, setting, sel, metric, col, link=link) for col in ("mean", "std"))
-                n = cell(ours, m.key, setting, sel, metric, "n_seeds", link=link)
-                if math.isnan(mean) or math.isnan(sd) or math.isnan(n) or n < 2:
-                    continue
-                half = stats.t.ppf(0.975, int(n) - 1) * sd / math.sqrt(n)
-                digits = 1 if metric == "accuracy" else 2
-                tips.loc[(m.label, name), (head, "ours")] = \
-                    f"[{mean - half:.{digits}f}, {mean + half:.{digits}f}] (95 % interval over {int(n)} seeds)"
+    for m, setting, name, metric, sel, head, digits in _table_cells(methods, metrics):
+        mean, sd = (cell(ours, m.key, setting, sel, metric, col, link=link) for col in ("mean", "std"))
+        n = cell(ours, m.key, setting, sel, metric, "n_seeds", link=link)
+        if math.isnan(mean) or math.isnan(sd) or math.isnan(n) or n < 2:
+            continue
+        half = stats.t.ppf(0.975, int(n) - 1) * sd / math.sqrt(n)
+        tips.loc[(m.label, name), (head, "ours")] = \
+            f"[{mean - half:.{digits}f}, {mean + half:.{digits}f}] (95 % interval over {int(n)} seeds)"
     return tips
 
 

@@ -68,10 +68,11 @@ def _news(root: Path, options: dict):
     have = text._locate(root) is not None or ar.find_first(root, text.NEWS_ARCHIVE) is not None
     kind = options.get("embeddings", "auto")
     dim = int(options.get("embed_dim", 100))
-    if have and kind == "glove" and embeddings.find_glove(root, dim) is None:
+    glove = have and kind in ("glove", "auto") and embeddings.find_glove(root, dim) is not None
+    if have and kind == "glove" and not glove:
         return False, f"{embeddings.glove_name(dim)} or {embeddings.GLOVE_ZIP} (GloVe, asked for by " \
                       f"embeddings='glove')", ""
-    if have and (kind == "word2vec" or (kind == "auto" and embeddings.find_glove(root, dim) is None)):
+    if have and (kind == "word2vec" or (kind == "auto" and not glove)):
         import importlib.util
 
         if importlib.util.find_spec("gensim") is None:  # word2vec vectors are trained with gensim
