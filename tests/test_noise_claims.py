@@ -49,6 +49,9 @@ def test_tally_agrees_with_a_brute_force_over_every_completion_of_the_undecided_
             assert got.verdict == _brute(verdicts, k), (verdicts, k)
             if got.verdict == "inconclusive":
                 assert f"{k} of {n} rows must hold" in got.note and "more seeds" in got.note
+                held, failed = verdicts.count("holds"), verdicts.count("fails")
+                assert (f"{held} {'holds' if held == 1 else 'hold'}, {failed} {'fails' if failed == 1 else 'fail'}, "
+                        f"{verdicts.count('inconclusive')} undecided") in got.note
 
 
 def test_tally_leaves_untested_rows_out_and_refuses_bad_counts():

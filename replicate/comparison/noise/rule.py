@@ -164,5 +164,6 @@ def tally(outcomes: dict, k: int, what: str = "rows") -> Outcome:
     if failed > n - k:
         return Outcome(FAILS)
     open_rows = {r: o.note for r, o in got.items() if o.verdict not in (HOLDS, FAILS)}
-    return inconclusive(f"{k} of {n} {what} must hold: {held} hold, {failed} fail, {len(open_rows)} undecided ("
+    return inconclusive(f"{k} of {n} {what} must hold: {held} {'holds' if held == 1 else 'hold'}, {failed} "
+                        f"{'fails' if failed == 1 else 'fail'}, {len(open_rows)} undecided ("
                         + "; ".join(f"{r}: {note}" for r, note in open_rows.items()) + ")")
