@@ -31,7 +31,7 @@ from scipy.signal import fftconvolve
 from scipy.special import entr
 from scipy.stats import rankdata
 
-from . import binning as _b
+from .. import binning as _b
 
 __all__ = [
     "ReliabilityBins", "probs_from_logits", "reliability_bins", "ece", "adaptive_ece",
