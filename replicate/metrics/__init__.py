@@ -1,9 +1,10 @@
 """Calibration and accuracy metrics of the five papers (a package; the binned ECE family and,
-for now, the scores and ``evaluate`` are in :mod:`replicate.metrics.binned`, whose docstring
+for now, ``evaluate`` are in :mod:`replicate.metrics.binned`, whose docstring
 describes the inputs and the bins; carved into modules by concept in the next commits)."""
-from .binned import (ReliabilityBins, _log_softmax, adaptive_ece, brier, classwise_ece, debiased_ece,  # noqa: F401
-                     ece, ece_sweep, error_rate, evaluate, mce, nll, ood_auroc, probs_from_logits,
-                     reliability_bins, rms_calibration_error, root_brier_lower_bound, root_brier_score, s99)
+from ._inputs import _log_softmax, probs_from_logits  # noqa: F401
+from .binned import (ReliabilityBins, adaptive_ece, classwise_ece, debiased_ece, ece, ece_sweep, evaluate, mce,
+                     reliability_bins, rms_calibration_error)
+from .scores import brier, error_rate, nll, ood_auroc, root_brier_lower_bound, root_brier_score, s99
 from .smooth import smooth_ece
 
 __all__ = [
