@@ -1,26 +1,12 @@
-"""Calibration and accuracy metrics of the five papers, on one float64 binning core.
+"""Reliability bins and the binned calibration errors: :class:`ReliabilityBins` and
+:func:`reliability_bins`, ECE, AdaECE, classwise ECE, MCE, the RMS and debiased L2 errors
+and ECE_sweep, all on the float64 binning core of :mod:`replicate.binning`.
 
-Inputs are numpy arrays or torch tensors: probabilities ``probs`` of shape (N, K) and
-integer ``labels`` of shape (N,). Results are Python floats, as fractions (the book
-prints percentages). Binned metrics use :mod:`replicate.binning`: ``n_bins`` equal-width
-(``binning="width"``) or equal-mass (``"mass"``) bins, ``closed="right"`` meaning
-intervals (lower, upper] with 0 in the first bin (Guo et al. 2017; Mukhoti et al. 2020,
-Eq. 1), ``closed="left"`` meaning [lower, upper) with 1 in the last bin (torchmetrics).
-
-Keyword-only options shared by the functions that take probabilities:
-
-* ``is_probs=True``: with ``False`` the first argument holds logits and is turned into
-  float64 probabilities by :func:`probs_from_logits`;
-* ``validate=True``: check that probabilities are finite, in [0, 1] and that rows sum to
-  1 within 1e-3 (float32 softmax); ``False`` skips these O(NK) checks (shapes and label
-  range are always checked).
-
-Top-label metrics use the confidence ``max_k p_k`` and the prediction ``argmax_k p_k``
-(ties go to the lowest class index, as in numpy and torch).
-
-``paper_compat=True`` (``adaptive_ece``, ``classwise_ece``) reproduces the released code of
-Mukhoti et al. (torrvision/focal_calibration, ``Metrics/metrics.py``), which AdaFocal, DFL
-and FCL reuse, so that numbers can be matched to the papers' code exactly (the book's page "The authors' code").
+The bins (``n_bins``, ``binning``, ``closed``), the keyword options ``is_probs`` and
+``validate`` and ``paper_compat`` are described in the docstring of the package,
+:mod:`replicate.metrics` (the "module docstring" the functions here refer to).
+``_sums`` (bin counts and sums) and ``_ece_from_sums`` are shared with
+:func:`replicate.metrics.evaluate`.
 """
 from __future__ import annotations
 
@@ -29,12 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import binning as _b
-from ._inputs import _log_softmax, _logits, _prepare, _top
-from .scores import _brier
+from ._inputs import _prepare, _top
 
 __all__ = [
     "ReliabilityBins", "reliability_bins", "ece", "adaptive_ece", "classwise_ece", "mce",
-    "rms_calibration_error", "debiased_ece", "ece_sweep", "evaluate",
+    "rms_calibration_error", "debiased_ece", "ece_sweep",
 ]
 
 
@@ -279,39 +264,3 @@ def ece_sweep(probs, labels, binning: str = "width", *, p: float = 1.0, closed: 
     err, nb = _b.sweep(conf, hit, binning, closed, float(p))
     return (err, nb) if return_n_bins else err
 
-
-# ----------------------------------------------------------------------------- per epoch
-def evaluate(logits, labels, n_bins: int = 15) -> dict:
-    """The cheap metrics in one pass over ``softmax(logits)``: ``error``, ``nll``, ``ece``
-    (equal width), ``adaece`` (equal mass), ``classwise_ece``, ``mce`` (equal width) and
-    ``brier``, all fractions, with the defaults of the functions of the same names.
-
-    Example
-    -------
-    >>> import numpy as np; from replicate.metrics import evaluate
-    >>> z, y = np.array([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3], [1.0, 0.0, 3.0]]), np.array([0, 2, 2])
-    >>> {k: round(v, 4) for k, v in evaluate(z, y).items()}
-    {'error': 0.3333, 'nll': 0.6882, 'ece': 0.3353, 'adaece': 0.3353, 'classwise_ece': 0.262, 'mce': 0.6354, 'brier': 0.4017}
-    """
-    z = _logits(logits)
-    y = _b.as_labels(labels, z.shape[0], z.shape[1])
-    n_bins = _b.check_n_bins(n_bins)
-    lp = _log_softmax(z)
-    p = np.exp(lp)
-    conf, pred = _b.top_label(p)
-    hit = pred == y
-    n = y.size
-    _, c, sc, sh = _sums(conf, hit, n_bins, "width", "right")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        gap = np.abs(sh - sc) / c
-    _, cm, scm, shm = _sums(conf, hit, n_bins, "mass", "right")
-    kc, ks, kh = _b.classwise_sums(p, y, _b.width_edges(n_bins), "right")
-    return {
-        "error": float(1.0 - hit.mean()),
-        "nll": float(-lp[np.arange(n), y].mean()),
-        "ece": _ece_from_sums(c, sc, sh, n),
-        "adaece": _ece_from_sums(cm, scm, shm, n),
-        "classwise_ece": float(np.abs(kh - ks).sum(axis=1).mean() / n),
-        "mce": float(np.nanmax(gap)),
-        "brier": _brier(p, y),
-    }
