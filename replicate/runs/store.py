@@ -1,17 +1,7 @@
 """The run store: finished runs on disk and ``get_or_train``.
 
-A run's key is the SHA-256 of its resolved configuration as canonical JSON
-(:mod:`replicate.runs.spec`: numbers canonicalised, so ``gamma=3`` and ``gamma=3.0`` are
-the same run; the profile's *name* is not part of it, only the values it resolves to).
-
-A finished run is a folder ``<store>/runs/<key>/`` holding ``record.json`` (configuration,
-metrics on the validation and test sets before and after temperature scaling with the
-fitted ``T``, per-epoch history, provenance, wall time) and ``logits.npz`` (compressed
-validation and test logits with their labels). The folder is written under a temporary
-name and renamed into place, so a half-written run is never read as finished. Stores:
-``results`` (:func:`replicate.config.results_dir`, committed, no checkpoints) and
-``cache`` (:func:`replicate.config.cache_dir`, local). Checkpoints live only in
-``<cache>/checkpoints/<key>.pt`` and are deleted when the run finishes.
+Where the stores and their run folders lie (``<store>/runs/<key>/`` holding ``record.json``
+and ``logits.npz``, checkpoints in ``<cache>/checkpoints/``): :mod:`replicate.runs.layout`.
 
 A damaged file of a finished run (a half-written ``record.json``, a truncated
 ``logits.npz``) is never read as a run. In the committed ``results`` store it stops with
@@ -44,9 +34,9 @@ import numpy as np
 
 from .. import config as _config
 from ..data.archives import DataArchiveError
+from .layout import STORES, _store_of, checkpoint_path, store_dir
 from .spec import RunConfig
 
-STORES = ("results", "cache")
 FORMAT = 1
 #: The fields every record holds (a record without one of them is damaged).
 RECORD_FIELDS = ("key", "config", "resolved", "metrics", "temperature", "history", "provenance", "wall_time")
@@ -59,13 +49,6 @@ DAMAGED_DIR = ".damaged"
 class DamagedRunError(DataArchiveError):
     """A file of a finished run is truncated, corrupted or missing. The message is one line:
     the run folder, the file, what is wrong, and the fix."""
-
-
-def _store_of(path: Path) -> str:
-    for name in STORES:
-        if Path(path).parent == store_dir(name):
-            return name
-    return "other"
 
 
 def _shown(path: Path) -> str:
@@ -146,34 +129,6 @@ def _open(run_dir: Path):
     except DamagedRunError as err:
         _move_aside(run_dir, err)
         return None
-
-
-def store_dir(store: str) -> Path:
-    """The folder holding the finished runs of ``store`` ("results" or "cache").
-
-    Example
-    -------
-    >>> from replicate.runs import store_dir
-    >>> store_dir('results').name
-    'runs'
-    """
-    if store == "results":
-        return _config.results_dir() / "runs"
-    if store == "cache":
-        return _config.cache_dir() / "runs"
-    raise ValueError(f"store must be one of {', '.join(STORES)}; got {store!r}")
-
-
-def checkpoint_path(key: str) -> Path:
-    """Where the run ``key`` keeps its checkpoint while training (local cache only).
-
-    Example
-    -------
-    >>> from replicate.runs import checkpoint_path
-    >>> checkpoint_path('0123abcd').suffix
-    '.pt'
-    """
-    return _config.cache_dir() / "checkpoints" / f"{key}.pt"
 
 
 def _jsonable(obj):
