@@ -13,8 +13,8 @@ name and renamed into place, so a half-written run is never read as finished. St
 ``cache`` (:func:`replicate.config.cache_dir`, local). Checkpoints live only in
 ``<cache>/checkpoints/<key>.pt`` and are deleted when the run finishes.
 
-Reading a run folder, looking runs up, writing them and ``get_or_train``:
-:mod:`replicate.runs.store`.
+Reading a run folder (and a damaged one): :mod:`replicate.runs.records`; looking runs up,
+writing them and ``get_or_train``: :mod:`replicate.runs.store`.
 """
 from __future__ import annotations
 
