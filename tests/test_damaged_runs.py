@@ -13,7 +13,7 @@ import pytest
 
 from replicate import config, runs
 from replicate.cli.errors import is_user_error
-from replicate.runs import store
+from replicate.runs import records
 
 REPO = Path(__file__).resolve().parent.parent
 COMMITTED = sorted(p for p in (REPO / "results" / "runs").iterdir() if (p / "record.json").is_file())
@@ -51,7 +51,7 @@ def test_a_truncated_committed_logits_file_stops_with_one_line_naming_run_file_a
     run_dir = _copy("results")
     _truncate(run_dir / "logits.npz")
     run = runs.find(run_dir.name)                       # the record is fine: the run opens
-    with pytest.raises(store.DamagedRunError) as err:
+    with pytest.raises(records.DamagedRunError) as err:
         run.logits("test")
     text = _one_line(err.value)
     assert text.startswith(f"run results/runs/{run_dir.name}: logits.npz is damaged (truncated or corrupt")
@@ -65,8 +65,8 @@ def test_a_corrupt_member_of_logits_is_caught_by_its_checksum(stores):
     mid = len(data) // 3
     data[mid:mid + 64] = bytes(b ^ 0xFF for b in data[mid:mid + 64])
     (run_dir / "logits.npz").write_bytes(bytes(data))
-    with pytest.raises(store.DamagedRunError, match="logits.npz is damaged"):
-        store.check_logits(run_dir)
+    with pytest.raises(records.DamagedRunError, match="logits.npz is damaged"):
+        records.check_logits(run_dir)
 
 
 @pytest.mark.parametrize("damage, what", [
@@ -77,7 +77,7 @@ def test_a_corrupt_member_of_logits_is_caught_by_its_checksum(stores):
 def test_a_damaged_committed_record_stops_with_one_line(stores, damage, what):
     run_dir = _copy("results")
     damage(run_dir / "record.json")
-    with pytest.raises(store.DamagedRunError) as err:
+    with pytest.raises(records.DamagedRunError) as err:
         runs.find(run_dir.name)
     text = _one_line(err.value)
     assert text.startswith(f"run results/runs/{run_dir.name}: record.json is damaged") and what in text
@@ -88,7 +88,7 @@ def test_a_record_of_another_run_is_damage(stores):
     run_dir = _copy("results")
     other = runs.store_dir("results") / "0000000000000000"
     run_dir.rename(other)
-    with pytest.raises(store.DamagedRunError, match=f"holds the record of run {run_dir.name}"):
+    with pytest.raises(records.DamagedRunError, match=f"holds the record of run {run_dir.name}"):
         runs.find("0000000000000000")
 
 
@@ -100,7 +100,7 @@ def test_a_damaged_cache_entry_is_moved_aside_with_a_warning_and_counts_as_missi
     with pytest.warns(UserWarning, match=rf"run \.cache/runs/{key}: {name} is damaged.*moved aside"):
         assert runs.find(key) is None
     assert not run_dir.exists()
-    aside = list((runs.store_dir("cache") / store.DAMAGED_DIR).iterdir())
+    aside = list((runs.store_dir("cache") / records.DAMAGED_DIR).iterdir())
     assert len(aside) == 1 and aside[0].name.startswith(key) and (aside[0] / name).exists()
     with warnings.catch_warnings():
         warnings.simplefilter("error")                  # nothing left to warn about

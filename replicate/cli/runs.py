@@ -223,7 +223,7 @@ def _cmd_unpack(args) -> int:
 def add_subcommands(subparsers, parents=()) -> None:
     """Register ``train`` and ``runs`` on the top-level ``replicate`` parser's subparsers."""
     from ..profiles import PROFILES
-    from ..runs.store import STORES
+    from ..runs.layout import STORES
     from ..training.progress import MODES
     from ..training.steps import ENGINES
 

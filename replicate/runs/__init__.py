@@ -3,7 +3,7 @@
 A run is a :class:`RunConfig` (data set, split, model, loss and its parameters, protocol
 options, profile, seed) and its record: configuration, final metrics before and after
 temperature scaling with the fitted T, per-epoch history, validation and test logits,
-provenance. See :mod:`replicate.runs.store` for the on-disk layout and
+provenance. See :mod:`replicate.runs.layout` for the on-disk layout and
 :mod:`replicate.runs.spec` for how a configuration is resolved and keyed.
 
     import replicate as rp
@@ -17,10 +17,11 @@ archives that travel back from a GPU machine and unpacks them into ``results/``.
 from . import archive, ood
 from .archive import pack, unpack
 from .build import build, clear_data_cache
+from .layout import STORES, checkpoint_path, store_dir
+from .records import Run
 from .session import SessionReport, train_within
 from .spec import RunConfig, canonical_json, dataset_kind, option_keys, resolve
-from .store import (STORES, Run, checkpoint_path, find, get_or_train, list_runs, load, promote,
-                    store_dir, write_record)
+from .store import find, get_or_train, list_runs, load, promote, write_record
 
 __all__ = ["RunConfig", "Run", "get_or_train", "find", "load", "list_runs", "promote", "write_record",
            "resolve", "canonical_json", "dataset_kind", "option_keys", "build", "clear_data_cache", "store_dir",

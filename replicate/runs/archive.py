@@ -194,7 +194,8 @@ def unpack(paths, *, store: str = "results", replace: bool = False) -> dict:
     >>> from replicate import runs
     >>> runs.unpack(['out/runs-1-of-1.tar.gz'])  # doctest: +SKIP
     """
-    from .store import _write_atomic_dir, store_dir
+    from .layout import store_dir
+    from .store import _write_atomic_dir
 
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
     if not paths:

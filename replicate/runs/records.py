@@ -1,0 +1,229 @@
+"""A finished run read from its folder (:class:`Run`), and damaged runs.
+
+A damaged file of a finished run (a half-written ``record.json``, a truncated
+``logits.npz``) is never read as a run. In the committed ``results`` store it stops with
+:class:`DamagedRunError`, one line naming the run folder, the file, what is wrong and the
+fix (``git checkout -- results/runs/<key>``, or delete the folder to retrain); the record
+is checked when the run is opened, the logits when they are read. In the writable
+``cache`` an entry whose record or logits do not read back is moved aside (to
+``<cache>/runs/.damaged/<key>-<time>``) with a warning when it is looked up, and treated
+as missing, so it is trained again.
+
+Where the run folders lie: :mod:`replicate.runs.layout`; looking runs up in the stores and
+writing them: :mod:`replicate.runs.store`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+import warnings
+import zipfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from .. import config as _config
+from ..data.archives import DataArchiveError
+from .layout import _store_of
+from .spec import RunConfig
+
+#: The fields every record holds (a record without one of them is damaged).
+RECORD_FIELDS = ("key", "config", "resolved", "metrics", "temperature", "history", "provenance", "wall_time")
+#: What reading a damaged ``logits.npz`` raises (a truncated zip, a corrupt member, a missing one).
+LOGITS_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError)
+#: The folder of a store's runs where damaged cache entries are moved aside.
+DAMAGED_DIR = ".damaged"
+
+
+class DamagedRunError(DataArchiveError):
+    """A file of a finished run is truncated, corrupted or missing. The message is one line:
+    the run folder, the file, what is wrong, and the fix."""
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when it lies inside it (as git names it)."""
+    try:
+        return str(Path(path).resolve().relative_to(_config.repo_root()))
+    except ValueError:
+        return str(path)
+
+
+def damaged(run_dir: Path, name: str, what: str) -> DamagedRunError:
+    """The one-line error for the damaged file ``name`` of the run folder ``run_dir``."""
+    run_dir = Path(run_dir)
+    where = _shown(run_dir)
+    if _store_of(run_dir) == "results":
+        fix = (f"restore the committed copy with `git checkout -- {where}` (or delete {where} to train the run "
+               f"again)")
+    else:
+        fix = f"delete {where} to train the run again"
+    what = " ".join(str(what).split())
+    return DamagedRunError(f"run {where}: {name} is damaged ({what}); {fix}")
+
+
+def _read_record(run_dir: Path) -> dict:
+    """The record of ``run_dir``, checked: JSON, every field of :data:`RECORD_FIELDS`, its
+    key the folder's name, a configuration that resolves; else :class:`DamagedRunError`."""
+    path = run_dir / "record.json"
+    try:
+        record = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise damaged(run_dir, "record.json", f"not valid JSON, half-written? {type(exc).__name__}: {exc}") from None
+    if not isinstance(record, dict):
+        raise damaged(run_dir, "record.json", f"a JSON {type(record).__name__}, not a record")
+    lacking = [f for f in RECORD_FIELDS if f not in record]
+    if lacking:
+        raise damaged(run_dir, "record.json", f"lacks {', '.join(lacking)}")
+    if record["key"] != run_dir.name and not run_dir.name.startswith(".tmp-"):
+        raise damaged(run_dir, "record.json", f"holds the record of run {record['key']}, not of {run_dir.name}")
+    return record
+
+
+def check_logits(run_dir: Path) -> None:
+    """Read every array of ``run_dir/logits.npz`` back (CRC-checked by zipfile);
+    :class:`DamagedRunError` when it is missing, truncated or corrupt."""
+    path = Path(run_dir) / "logits.npz"
+    try:
+        with open(path, "rb") as fh, np.load(fh) as f:      # our handle: closed even when np.load fails
+            for name in f.files:
+                f[name]
+    except LOGITS_ERRORS as exc:
+        what = "missing" if isinstance(exc, FileNotFoundError) else \
+            f"truncated or corrupt, {type(exc).__name__}: {exc}"
+        raise damaged(run_dir, "logits.npz", what) from None
+
+
+def _move_aside(run_dir: Path, err: DamagedRunError) -> None:
+    """Move a damaged cache entry to ``<cache>/runs/.damaged/`` and warn (one line)."""
+    target = run_dir.parent / DAMAGED_DIR / f"{run_dir.name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:4]}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.rename(run_dir, target)
+    except OSError:
+        if run_dir.exists():
+            raise
+        return                                          # another process moved it first
+    warnings.warn(f"{err}; it was moved aside to {_shown(target)} and the run counts as missing", stacklevel=3)
+
+
+def _open(run_dir: Path):
+    """The finished run in ``run_dir``, or None for a damaged cache entry (moved aside, with a
+    warning); a damaged run of any other store raises :class:`DamagedRunError`."""
+    if _store_of(run_dir) != "cache":
+        return Run(run_dir)
+    try:
+        run = Run(run_dir)
+        check_logits(run_dir)
+        return run
+    except DamagedRunError as err:
+        _move_aside(run_dir, err)
+        return None
+
+
+class Run:
+    """A finished run read from its folder: ``.config``, ``.metrics``, ``.history``, ``.logits()``.
+
+    Example
+    -------
+    >>> from replicate import runs
+    >>> run = runs.load(runs.list_runs('results').iloc[0]['key'], store='results')  # doctest: +SKIP
+    >>> run.metrics['test']['ece'], run.temperature, run.logits('test').shape  # doctest: +SKIP
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        record_file = self.path / "record.json"
+        if not record_file.exists():
+            raise FileNotFoundError(f"no finished run at {self.path} (record.json missing)")
+        self.record = _read_record(self.path)
+        self.key: str = self.record["key"]
+        try:
+            self.config = RunConfig.from_dict(self.record["config"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise damaged(self.path, "record.json", f"its configuration does not read: {exc}") from None
+        self.resolved: dict = self.record["resolved"]
+        self.metrics: dict = self.record["metrics"]
+        self.temperature: float = self.record["temperature"]
+        self.history: list = self.record["history"]
+        self.provenance: dict = self.record["provenance"]
+        self.wall_time: float = self.record["wall_time"]
+
+    @property
+    def store(self) -> str:
+        return _store_of(self.path)
+
+    @property
+    def data(self) -> dict:
+        """Which copy of the data the run was trained on: ``{"name", "source", "how"}``.
+
+        Recorded when the run was trained (``how`` = "recorded"). Runs recorded before that
+        was stored: for CIFAR-10 the copy is told from the stored test labels - the offline
+        JPEG copy is an image-folder archive ordered by class, so its test subset's labels
+        come out sorted, the official test set's do not (``how`` says so); otherwise empty.
+        """
+        rec = self.provenance.get("data")
+        if rec:
+            return {**rec, "how": "recorded"}
+        if self.resolved.get("dataset") == "cifar10":
+            y = self.logits("test")[1]
+            jpeg = bool(np.all(np.diff(y) >= 0)) and len(np.unique(y)) > 1
+            return {"name": "CIFAR-10 (JPEG q75)" if jpeg else "CIFAR-10", "source": "",
+                    "how": "inferred from the order of the stored test labels (class-ordered: the JPEG copy)"
+                    if jpeg else "inferred from the order of the stored test labels (not class-ordered: official)"}
+        return {}
+
+    @property
+    def ood_sets(self) -> dict:
+        """``{name: description}`` of the out-of-distribution sets whose logits the run holds
+        (:mod:`replicate.runs.ood`); empty for runs recorded without them."""
+        return dict(self.record.get("ood", {}))
+
+    def logits(self, split: str = "test") -> tuple[np.ndarray, np.ndarray]:
+        """``(logits float32 (n, K), labels int64 (n,))`` of ``split``: "val", "test" or
+        "ood:NAME" for an out-of-distribution set of :attr:`ood_sets`."""
+        allowed = ("val", "test", *(f"ood:{k}" for k in self.ood_sets))
+        if split not in allowed:
+            raise ValueError(f"split must be one of {', '.join(allowed)} for run {self.key}; got {split!r}")
+        name = split.replace("ood:", "ood_")
+        try:
+            with open(self.path / "logits.npz", "rb") as fh, np.load(fh) as f:
+                return f[f"{name}_logits"].astype(np.float32), f[f"{name}_labels"].astype(np.int64)
+        except LOGITS_ERRORS as exc:
+            what = "missing" if isinstance(exc, FileNotFoundError) else \
+                f"truncated or corrupt, {type(exc).__name__}: {exc}"
+            raise damaged(self.path, "logits.npz", what) from None
+
+    def history_frame(self):
+        """The per-epoch history as a pandas DataFrame (nested per-split metrics flattened
+        to ``split/metric`` columns; histograms and loss state left out)."""
+        import pandas as pd
+
+        rows = []
+        for row in self.history:
+            flat = {}
+            for k, v in row.items():
+                if isinstance(v, dict) and k in ("train", "val", "test"):
+                    flat.update({f"{k}/{m}": x for m, x in v.items()})
+                elif not isinstance(v, (dict, list)):
+                    flat[k] = v
+            rows.append(flat)
+        return pd.DataFrame(rows)
+
+    def summary(self) -> dict:
+        """One row for listings: identity, error, ECE before and after TS, T."""
+        r, t, ts = self.resolved, self.metrics["test"], self.metrics["test_ts"]
+        params = ",".join(f"{k}={v}" for k, v in sorted(self.config.loss_params.items()))
+        return {"key": self.key, "store": self.store, "dataset": r["dataset"], "model": r["model"],
+                "loss": r["loss"] + (f"({params})" if params else ""), "profile": self.config.profile,
+                "seed": r["train"]["seed"], "epochs": r["train"]["epochs"], "error": t.get("error"),
+                "ece": t.get("ece"), "ece_ts": ts.get("ece"), "T": self.temperature,
+                "wall_time": self.wall_time}
+
+    def __repr__(self) -> str:
+        s = self.summary()
+        f = lambda v: "nan" if v is None else f"{v:.4f}"  # noqa: E731
+        return (f"Run({s['key']}: {s['dataset']}/{s['model']}/{s['loss']} seed {s['seed']}, "
+                f"error {f(s['error'])}, ECE {f(s['ece'])} -> {f(s['ece_ts'])} at T={s['T']:g})")
