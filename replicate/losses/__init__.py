@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import inspect
 
-from .adaptive import (AdaDualFocal, AdaFocal, CalFocal, adafocal_gamma_update, assign_bins, bin_statistics,
-                       equal_mass_edges)
+from .adaptive import AdaDualFocal, AdaFocal, CalFocal
 from .base import CalibrationLoss, LossDivergedError
 from .dual import DUAL_FOCAL_GAMMAS, DUAL_VARIANTS, DualFocal, dual_term
 from .focal import (Focal, FocalCalibration, InverseFocal, SampleDependentFocal, SampleDependentFocal532,
                     ScheduledFocal, ScheduledFocal531, focal_per_sample)
+from .gamma_bins import adafocal_gamma_update, assign_bins, bin_statistics, equal_mass_edges
 from .standard import MMCE, Brier, CrossEntropy, LabelSmoothing, mmce_weighted
 
 LOSSES: dict[str, type[CalibrationLoss]] = {cls.name: cls for cls in (

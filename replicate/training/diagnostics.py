@@ -208,13 +208,13 @@ VALIDATION_BINS = 15
 def validation_bins(val_logits: torch.Tensor, val_labels: torch.Tensor, train_logits: torch.Tensor | None = None,
                     train_labels: torch.Tensor | None = None, n_bins: int = VALIDATION_BINS) -> dict:
     """Per equal-mass bin of the validation top-1 confidence, binned exactly as the AdaFocal
-    loss bins it (:func:`replicate.losses.adaptive.equal_mass_edges`, inclusive rule):
+    loss bins it (:func:`replicate.losses.gamma_bins.equal_mass_edges`, inclusive rule):
     ``edges``, ``count``, mean confidence ``confidence`` (C_val) and ``accuracy`` (A_val),
     NaN for an empty bin; the paper's gap is ``E_val = C_val - A_val`` (Ghosh et al. 2022,
     Sec. 3). With training logits, also the training samples grouped by the same edges on
     the probability of their true class ("common binning", Sec. 4): ``train_count`` and
     ``train_confidence`` (C_train, mean p_true)."""
-    from ..losses.adaptive import assign_bins, bin_statistics, equal_mass_edges
+    from ..losses.gamma_bins import assign_bins, bin_statistics, equal_mass_edges
 
     p = torch.softmax(val_logits.detach().double(), dim=1)
     conf, pred = p.max(dim=1)
