@@ -69,12 +69,12 @@ def test_chapters_that_train_nothing_and_plans_that_do_not_validate(results):
 
 def test_book_build_executes_each_chapter_at_its_chosen_profile(monkeypatch, tmp_path):
     calls, logs = {}, []
-    monkeypatch.setattr(runner, "execute", lambda src, tgt, profile=None, **k: calls.__setitem__(src.stem, profile))
-    monkeypatch.setattr(runner, "build_html", lambda base, **k: base / "index.html")
+    monkeypatch.setattr(runner.book, "execute", lambda src, tgt, profile=None, **k: calls.__setitem__(src.stem, profile))
+    monkeypatch.setattr(runner.book, "build_html", lambda base, **k: base / "index.html")
     def showable(src, defaults):
         return ("gpu", "all 22 runs") if src.stem == "exp_focal_loss" else (None, "trains nothing")
 
-    monkeypatch.setattr(runner, "showable_profile", showable)
+    monkeypatch.setattr(runner.book, "showable_profile", showable)
     monkeypatch.setenv(runner.BOOK_DIR_ENV, str(tmp_path))
     runner.build(log=logs.append)
     assert calls["exp_focal_loss"] == "gpu"

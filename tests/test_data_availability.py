@@ -146,9 +146,9 @@ def test_book_refuses_missing_data_in_one_line_before_any_chapter_executes(tmp_p
         srcs.append(runner.Chapter(name, src, tmp_path / "book" / "chapters" / f"{name}.ipynb"))
     executed = []
     monkeypatch.setenv(runner.BOOK_DIR_ENV, str(tmp_path))       # build sets it: restored after the test
-    monkeypatch.setattr(runner, "toc_chapters", lambda root=None: srcs)
-    monkeypatch.setattr(runner, "execute", lambda *a, **k: executed.append(a))
-    monkeypatch.setattr(runner, "build_html", lambda *a, **k: executed.append("html"))
+    monkeypatch.setattr(runner.book, "toc_chapters", lambda root=None: srcs)
+    monkeypatch.setattr(runner.book, "execute", lambda *a, **k: executed.append(a))
+    monkeypatch.setattr(runner.book, "build_html", lambda *a, **k: executed.append("html"))
     with pytest.raises(FileNotFoundError) as err:
         runner.build(workdir=tmp_path / "work", log=lambda *_: None)
     text = str(err.value)

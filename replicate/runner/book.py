@@ -1,0 +1,156 @@
+"""Building the book (:func:`build`): every chapter of ``_toc.yml`` executed
+(:mod:`.execution`) at the profile the book shows (:func:`showable_profile`), the data sets
+they need checked first (:func:`check_data`), then ``jupyter-book build`` with execution off
+and warnings as errors (:func:`build_html`).
+
+Not to be confused with :mod:`replicate.book`, the Sphinx extensions and page checks this
+build loads: that package sits below the package's analyses and imports none of them,
+while this module reads the experiments' plans and the run store, so it lives here.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .. import config
+from .chapters import CHAPTER_DIR, default_parameters, read_notebook, toc_chapters
+from .execution import ChapterError, data_needs, execute, will_skip
+
+#: Profiles ``make book`` may show instead of a chapter's default, largest first.
+BOOK_PROFILES = ("paper", "gpu")
+BOOK_DIR_ENV = "REPLICATE_BOOK_DIR"
+
+
+def _copy_book_sources(root: Path, workdir: Path) -> None:
+    workdir.mkdir(parents=True, exist_ok=True)
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy2(root / name, workdir / name)
+    shutil.copytree(root / "book", workdir / "book", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("chapters"))
+
+
+def showable_profile(source: Path, defaults: dict) -> tuple[str | None, str]:
+    """The largest profile of :data:`BOOK_PROFILES` at which every run the chapter ``source``
+    plans with ``defaults`` (its parameters cell) is in ``results/``, and why; ``(None,
+    reason)`` when there is none or the chapter trains nothing. Reads the store only."""
+    from .. import experiments
+
+    name = Path(source).stem
+    if name not in experiments.CHAPTERS:
+        return None, "trains nothing"
+    allowed = set(experiments.plan_parameters(name))
+    notes = []
+    for prof in BOOK_PROFILES:
+        params = {k: v for k, v in defaults.items() if k in allowed}
+        params["profile"] = prof
+        try:
+            plan = experiments.chapter_plan(name, **params)
+        except ValueError as err:
+            notes.append(f"{prof}: plan does not validate ({err})")
+            continue
+        total, missing = len(plan.configs()), len(plan.missing("results"))
+        if not missing:
+            return prof, f"all {total} runs of profile {prof} are in results/"
+        notes.append(f"{prof}: {total - missing}/{total} runs in results/")
+    return None, "; ".join(notes)
+
+
+def build(profile: str | None = None, workdir: Path | None = None, force: bool = False,
+          strict: bool = True, log=print) -> Path:
+    """Execute every chapter of ``_toc.yml`` and build the HTML book; return ``index.html``.
+
+    With ``workdir`` the book sources are copied there and the executed chapters and the
+    build go there too (used by the smoke test, so the checkout is left untouched).
+    Without ``profile`` each experiment chapter shows the largest profile whose runs are
+    all committed (:func:`showable_profile`), else its default.
+    """
+    root = config.repo_root()
+    chapters = toc_chapters(root)
+    if profile is not None:
+        from .. import profiles
+
+        profiles.get_profile(profile)  # refuse an unknown profile before any chapter runs
+    base = root
+    if workdir is not None:
+        base = Path(workdir).resolve()
+        _copy_book_sources(root, base)
+    os.environ[BOOK_DIR_ENV] = str(base)  # the reproducibility page reads the executed chapters here
+    plan = []
+    for ch in chapters:
+        chosen = profile
+        if profile is None:
+            shown, why = showable_profile(ch.source, default_parameters(read_notebook(ch.source)))
+            if shown is not None:
+                chosen = shown
+                log(f"[replicate] {ch.name}: showing profile {shown} ({why})")
+            elif why != "trains nothing":
+                log(f"[replicate] {ch.name}: showing its default profile ({why})")
+        plan.append((ch, chosen, base / CHAPTER_DIR / f"{ch.name}.ipynb"))
+    check_data([(ch.source, chosen) for ch, chosen, target in plan
+                if not will_skip(ch.source, target, profile=chosen, force=force)], purpose="replicate book")
+    for ch, chosen, target in plan:
+        execute(ch.source, target, profile=chosen, force=force, log=log)
+    return build_html(base, strict=strict, log=log)
+
+
+def check_data(chapters, purpose: str = "replicate book", data_dir=None, probe=None) -> dict:
+    """Before any of ``chapters`` (``(source, profile)`` pairs) executes: the data sets they
+    need (:func:`data_needs`); ``FileNotFoundError``, one line for all, when any is missing
+    and cannot be downloaded (:func:`replicate.data.availability.require`). Returns the
+    needs (``{data set: (options, why)}``, the reasons of several chapters joined)."""
+    from ..data import availability
+
+    needs: dict = {}
+    for source, prof in chapters:
+        for ds, (options, why) in data_needs(source, profile=prof).items():
+            if ds in needs:
+                needs[ds] = (needs[ds][0], f"{needs[ds][1]}, {why}")
+            else:
+                needs[ds] = (options, why)
+    availability.require(needs, data_dir=data_dir, purpose=purpose,
+                         **({"probe": probe} if probe is not None else {}))
+    return needs
+
+
+def build_html(base: Path, strict: bool = True, log=print) -> Path:
+    """Run ``jupyter-book build`` on ``base`` with execution off (and ``-W`` when strict)."""
+    exe = Path(sys.executable).parent / "jupyter-book"
+    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(base), "--builder", "html"]
+    if strict:
+        cmd += ["-W", "-n", "--keep-going"]
+    log(f"[replicate] building the book: jupyter-book {' '.join(cmd[1:])}")
+    proc = subprocess.run(cmd, cwd=base, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-60:])
+        raise ChapterError(f"jupyter-book build failed (exit {proc.returncode}):\n{tail}")
+    index = base / "_build" / "html" / "index.html"
+    log(f"[replicate] book built: {index}")
+    return index
+
+
+def provenance_table(root: Path | None = None):
+    """One row per executed chapter: profile, device, wall time, commit, package hash, lock file
+    digest (:func:`replicate.provenance.lock_digest`), executed at."""
+    import pandas as pd
+
+    root = Path(root or config.repo_root())
+    base = Path(os.environ.get(BOOK_DIR_ENV, root))
+    rows = []
+    for ch in toc_chapters(root):
+        target = base / CHAPTER_DIR / f"{ch.name}.ipynb"
+        if not target.exists():
+            continue
+        meta = json.loads(target.read_text()).get("metadata", {}).get("replicate", {})
+        if meta.get("always_execute"):
+            continue  # pages such as this table itself, rebuilt every time
+        commit = str(meta.get("commit", ""))
+        short = commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")
+        rows.append({"chapter": ch.name, "profile": meta.get("profile"), "device": meta.get("device"),
+                     "wall time (s)": round(float(meta.get("wall_time_s", float("nan"))), 1), "commit": short,
+                     "package hash": meta.get("package_hash"), "lock": meta.get("lock_sha256"),
+                     "executed (UTC)": meta.get("timestamp")})
+    return pd.DataFrame(rows)
