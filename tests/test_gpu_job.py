@@ -323,6 +323,39 @@ def test_wheel_tier_sizes_count_the_pinned_wheels_present(tmp_path):
     assert other.exists()
 
 
+def test_text_data_is_prepared_once_per_data_options_so_workers_read_the_vectors(tmp_path, monkeypatch):
+    """prepare_data trains word2vec once for each distinct set of the text runs' data
+    options; a worker's later load (a fresh process: nothing in memory) reads the cached
+    vectors instead of training again."""
+    from replicate.data import embeddings
+    from replicate.runs.build import load_data
+    from test_text_embeddings import write_news
+
+    (tmp_path / "data").mkdir()
+    write_news(tmp_path / "data" / "20news-bydate.tar.gz")
+    for var, sub in (("REPLICATE_DATA", "data"), ("REPLICATE_CACHE", "cache"), ("REPLICATE_RESULTS", "results")):
+        monkeypatch.setenv(var, str(tmp_path / sub))
+    monkeypatch.setenv("REPLICATE_OFFLINE", "1")
+    runs.clear_data_cache()
+    calls = []
+    real = embeddings.word2vec_matrix
+    monkeypatch.setattr(embeddings, "word2vec_matrix", lambda *a, **k: calls.append(1) or real(*a, **k))
+
+    def text_item(loss, **data):
+        cfg = RunConfig("20newsgroups", loss, {}, profile="smoke",
+                        data_params={"val_size": 1, "max_len": 4, "embed_dim": 6, **data})
+        return queue.Item("d", "test", "text", loss, 1, cfg)
+
+    todo = [text_item("cross_entropy"), text_item("focal"), text_item("cross_entropy", split_seed=7)]
+    lines = []
+    job.prepare_data(todo, lines.append)
+    assert len(calls) == 2 and lines == [lines[0]] and "2 set(s) of data options" in lines[0]
+    for it in todo:
+        runs.clear_data_cache()
+        load_data(it.config.resolve())
+    assert len(calls) == 2
+
+
 # ----------------------------------------------------------------------------- wheels and the chapter (item 6)
 def tiny_wheel(folder: Path, name: str = "gpujob_probe", version: str = "1.0", requires=()) -> Path:
     """A pure-Python wheel made on the spot: ``name`` with ``VALUE = 42``."""

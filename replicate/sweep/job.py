@@ -131,14 +131,34 @@ def trainable(items, log) -> list:
     return [it for it in items if it.config.dataset not in gone]
 
 
+#: Data sets whose preparation depends on the run's data options (20 Newsgroups: the
+#: vocabulary and the word2vec vectors, learnt from the training documents of the split).
+PER_OPTIONS = ("20newsgroups",)
+
+
 def prepare_data(items, log) -> None:
     """Decode every data set the runs need once, in this process, before the workers start
     (so that several workers do not decode the same archive at once); the data sets are
-    at hand (:func:`trainable`)."""
+    at hand (:func:`trainable`). A data set of :data:`PER_OPTIONS` is prepared once per
+    distinct set of the runs' data options, which leaves its word vectors in the data
+    cache: the workers read them instead of each training word2vec anew."""
     from .. import data
+    from ..runs import canonical_json
+    from ..runs.build import clear_data_cache, load_data
 
     for name in sorted({it.config.dataset for it in items}):
         t0 = time.monotonic()
+        if name in PER_OPTIONS:
+            seen = {}
+            for it in items:
+                if it.config.dataset == name:
+                    resolved = it.config.resolve()
+                    seen.setdefault(canonical_json(resolved["data"]), resolved)
+            for resolved in seen.values():
+                load_data(resolved)
+            clear_data_cache()
+            log(f"data: {name} ready for {len(seen)} set(s) of data options ({time.monotonic() - t0:.0f} s)")
+            continue
         data.load(name, download=False)
         log(f"data: {name} ready ({time.monotonic() - t0:.0f} s)")
 
