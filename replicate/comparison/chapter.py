@@ -42,7 +42,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..claims import VERDICTS, ClaimLog
+from ..claims import (BEYOND_THE_PAPER, DEPENDS_ON_READING, FAILS, HOLDS, HOLDS_WITH_CONDITIONS, INCONCLUSIVE,
+                      MISPRINTED, NOT_TESTED, VERDICTS, ClaimLog)
 from .verdicts import log_claims
 
 #: The heading of an experiment chapter that decides its claims (the ledger links to it).
@@ -90,17 +91,17 @@ def noise_rule() -> str:
 
 #: verdict -> (verb phrase for one claim, for several); every verdict of VERDICTS has one
 _PHRASES = {
-    "holds": ("holds", "hold"),
-    "holds with conditions": ("holds only with a condition", "hold only with a condition"),
-    "misprinted": ("rests on a misprinted number", "rest on misprinted numbers"),
-    "depends on reading": ("depends on how the sentence is read", "depend on how the sentence is read"),
-    "fails": ("fails", "fail"),
-    "inconclusive": ("is inconclusive", "are inconclusive"),
-    "beyond the paper": ("goes beyond the paper", "go beyond the paper"),
-    "not tested": ("cannot be tested", "cannot be tested"),
+    HOLDS: ("holds", "hold"),
+    HOLDS_WITH_CONDITIONS: ("holds only with a condition", "hold only with a condition"),
+    MISPRINTED: ("rests on a misprinted number", "rest on misprinted numbers"),
+    DEPENDS_ON_READING: ("depends on how the sentence is read", "depend on how the sentence is read"),
+    FAILS: ("fails", "fail"),
+    INCONCLUSIVE: ("is inconclusive", "are inconclusive"),
+    BEYOND_THE_PAPER: ("goes beyond the paper", "go beyond the paper"),
+    NOT_TESTED: ("cannot be tested", "cannot be tested"),
 }
 #: verdicts a tally names even when none has them
-_ALWAYS = ("holds", "fails")
+_ALWAYS = (HOLDS, FAILS)
 
 
 def tally_text(verdicts) -> str:

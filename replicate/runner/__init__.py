@@ -20,8 +20,9 @@ Which profile the book shows (``replicate book`` without ``--profile``, i.e. ``m
 book``): an experiment chapter is executed at the largest profile of
 :data:`BOOK_PROFILES` whose plan at the chapter's default parameters validates and has
 every run in the committed ``results/`` store (:func:`showable_profile`), and at its own
-default (``cpu``) otherwise - so the book shows ResNet-50 numbers wherever they were
-committed, and never trains to show them. The choice is logged, and the executed
+default (``cpu``) otherwise - so the book shows the numbers of the larger networks (``gpu``:
+a CIFAR ResNet-18; ``paper``: the papers' networks) wherever they were committed, and never
+trains to show them. The choice is logged, and the executed
 notebook's provenance (the reproducibility page) records the profile.
 
 The code is in three modules, each importing only the ones above it in this list:
