@@ -13,7 +13,7 @@ REMOTE ?= origin
 PAGES_BRANCH ?= gh-pages
 PLACEHOLDER := YOUR-GITHUB-USER/YOUR-REPOSITORY
 
-.PHONY: book test check-html publish setup lock clean-book clean help gpu-job gpu-job-check gpu-job-check-chapter gpu-job-restore
+.PHONY: book test check-html publish setup lock clean-book clean help gpu-job gpu-job-check gpu-job-check-chapter gpu-job-restore gpu-job-twin
 
 help:
 	@echo "make book        set up .venv, execute every chapter (default profile cpu), build the HTML book"
@@ -24,6 +24,7 @@ help:
 	@echo "make gpu-job-check  put the data the GPU queue needs and the wheels the job needs (jupytext) into .gpu-carry/, keep the committed logits off the device, say what would travel"
 	@echo "make gpu-job-check-chapter  the same, plus the wheels and runs' logits with which the job executes the Mukhoti chapter at gpu on the machine"
 	@echo "make gpu-job-restore  after the device call: the logits gpu-job-check kept off the device back in the index"
+	@echo "make gpu-job-twin  after gpu-job-check: rehearse the device call here, on what would travel, with a Python 3.12 holding only the GPU image's packages (smoke, CPU)"
 	@echo "make gpu-job     (on a lent GPU machine) train the GPU queue's next runs, pack them into \$$OUT; execute the Mukhoti chapter at gpu once its runs are finished and its wheels carried"
 
 # make book and make test install the exact versions of $(LOCK) (every extra, hashes
@@ -88,6 +89,19 @@ gpu-job-check: $(STAMP)
 
 gpu-job-check-chapter: $(STAMP)
 	$(PY) -m replicate gpu-job --check-travel --with-chapter $(GPU_JOB_ARGS)
+
+# Rehearse the next device call here (issue #20): stage exactly what would travel (after
+# `make gpu-job-check`) into a fresh folder and run the job's own command there with a
+# Python 3.12 that has only the GPU image's packages (benchmarks/image_twin.txt; built once
+# into $(TWIN), about 3 GB with PyPI's CUDA torch), at the smoke profile on the CPU.
+TWIN_PYTHON ?= python3.12
+TWIN        ?= $(CURDIR)/.twin
+gpu-job-twin: $(STAMP)
+	test -x $(TWIN)/bin/python3 || { $(TWIN_PYTHON) -m venv $(TWIN) && $(TWIN)/bin/pip install -q -r benchmarks/image_twin.txt; }
+	dest=$$(mktemp -d)/checkout && $(PY) -m replicate gpu-job --stage $$dest && cd $$dest && \
+	  env -i PATH=$(TWIN)/bin:/usr/bin:/bin HOME=$$dest OUT=$$dest/out \
+	    make gpu-job GPU_JOB_ARGS="--profile smoke --device cpu --workers 2 $(GPU_JOB_ARGS)" && \
+	  echo "gpu-job-twin: the staged checkout and its output are in $$dest"
 
 gpu-job-restore: $(STAMP)
 	$(PY) -m replicate gpu-job --restore

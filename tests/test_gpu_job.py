@@ -266,6 +266,93 @@ def test_travel_hides_other_profiles_logits_for_the_call_and_restores_them(tmp_p
     assert travelling() == before
 
 
+def test_stage_copies_exactly_what_travels_and_the_check_measures_it(tmp_path):
+    """`gpu-job --stage DIR` (make gpu-job-twin) must give the rehearsal the machine's view:
+    tracked and untracked-not-ignored files plus .gpu-carry/, byte for byte, without the
+    logits hide() keeps off and without ignored files; the size it reports is the check's."""
+    import json
+    import subprocess
+
+    from replicate.sweep import travel
+
+    root = tmp_path / "checkout"
+    root.mkdir()
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "t")
+    (root / ".gitignore").write_text("/.gpu-carry/\n.cache/\n")
+    run = root / "results" / "runs" / "a1"
+    run.mkdir(parents=True)
+    (run / "record.json").write_text(json.dumps({"config": {"profile": "cpu"}}))
+    (run / "logits.npz").write_bytes(b"L" * 3000)
+    (root / "pkg").mkdir()
+    (root / "pkg" / "code.py").write_text("x = 1\n")
+    git("add", "-A")
+    git("commit", "-qm", "c")
+    (root / "notes.md").write_text("untracked, not ignored\n")                 # travels
+    (root / ".cache").mkdir()
+    (root / ".cache" / "big.bin").write_bytes(b"c" * 5000)                      # ignored: stays
+    (root / ".gpu-carry" / "data").mkdir(parents=True)
+    (root / ".gpu-carry" / "data" / "archive.tar.gz").write_bytes(bytes(range(256)) * 8)   # carried
+    assert travel.hide(root, keep=()) == ["results/runs/a1/logits.npz"]
+
+    dest = tmp_path / "staged"
+    size = travel.stage(root, dest)
+    got = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()}
+    tree = set(git("ls-files", "--cached", "--others", "--exclude-standard").split())
+    carried = {p.relative_to(root).as_posix() for p in (root / ".gpu-carry").rglob("*") if p.is_file()}
+    assert got == tree | carried
+    assert "notes.md" in got and ".gpu-carry/data/archive.tar.gz" in got
+    assert "results/runs/a1/logits.npz" not in got and ".cache/big.bin" not in got
+    assert all((dest / r).read_bytes() == (root / r).read_bytes() for r in got)
+    assert size == pytest.approx(sum((root / r).stat().st_size for r in got) / 2**20)
+    assert size == pytest.approx(travel.mib(travel.files(root)))
+    assert travel.mib(travel.files(root, carry=None)) < size                    # the tree alone
+    with pytest.raises(ValueError, match="already exists"):
+        travel.stage(root, dest)                                                # never mixes two stages
+    with pytest.raises(ValueError, match="inside the checkout"):
+        travel.stage(root, root / "sub")
+    assert not (root / "sub").exists()
+    assert travel.restore(root) == 1
+
+
+def test_carry_keeps_only_this_calls_archives(tmp_path):
+    """What a rehearsal unpacked into .gpu-carry/data (a 20news-bydate/ folder, decoded
+    arrays) and a data set that does not fit this time must not travel."""
+    from replicate.sweep import travel
+
+    data = tmp_path / "data"
+    (data / "20news-bydate" / "20news-bydate-train").mkdir(parents=True)
+    (data / "20news-bydate" / "20news-bydate-train" / "1").write_text("doc")
+    for name in ("cifar10-jpeg.tar.gz", "cifar10-jpeg.npz", "20news-bydate.tar.gz"):
+        (data / name).write_bytes(b"x")
+    assert sorted(travel.prune_carry(data, {"cifar10-jpeg.tar.gz"})) == [
+        "20news-bydate.tar.gz", "20news-bydate/", "cifar10-jpeg.npz"]
+    assert [p.name for p in data.iterdir()] == ["cifar10-jpeg.tar.gz"]
+    assert travel.prune_carry(data, {"cifar10-jpeg.tar.gz"}) == []
+    assert travel.prune_carry(tmp_path / "absent", set()) == []
+
+
+def test_image_twin_holds_only_the_gpu_images_packages():
+    """benchmarks/image_twin.txt (make gpu-job-twin) rehearses on the image's packages alone:
+    anything else there (jupytext, papermill, gensim) would hide a missing wheel."""
+    import re
+
+    from replicate.sweep import wheels
+
+    wl = wheels.read_list()
+    lines = [ln.split("#")[0].strip() for ln in (REPO / "benchmarks" / "image_twin.txt").read_text().splitlines()]
+    pins = dict(re.fullmatch(r"([A-Za-z0-9_.\-]+)==(\S+)", ln).groups() for ln in lines if ln)
+    names = {wheels.normalize(n) for n in pins}
+    assert names <= wl.image, names - wl.image
+    assert not names & {p.name for p in wl.pins}
+    assert pins["torch"] == "2.11.0" and pins["numpy"].startswith("2.5.")   # KINDS.md's pip list
+
+
 def test_job_leaves_runs_whose_data_is_not_carried_and_refuses_only_when_none_can_train(tmp_path, monkeypatch):
     """The 20 Newsgroups archive (or gensim) missing on the GPU machine must not cost the loan:
     its runs wait, one log line says why; only when no run's data is at hand does the job

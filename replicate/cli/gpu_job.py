@@ -12,6 +12,9 @@
     Mukhoti chapter there) into ``.gpu-carry/``, keep the committed logits off the device
     (:mod:`replicate.sweep.travel`; with ``--with-chapter`` except the chapter's runs'),
     and say in one line what would travel and whether it fits;
+``replicate gpu-job --stage DIR``
+    copy exactly what would travel into the new folder ``DIR`` (``make gpu-job-twin``
+    rehearses the job there on a Python with the GPU image's packages);
 ``replicate gpu-job --restore``
     after the call (``make gpu-job-restore``; ``replicate runs unpack`` does it too): the
     hidden logits back into the index.
@@ -20,25 +23,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
-CARRY = ".gpu-carry"
+from ..sweep.travel import CARRY
 #: The files a data set is read from, in the order the loaders look for them.
 DATA_FILES = {"cifar10": ("cifar-10-python.tar.gz", "cifar10-jpeg.tar.gz"),
               "20newsgroups": ("20news-bydate.tar.gz",)}
 #: The wheel tiers (:data:`replicate.sweep.wheels.TIERS`) a data set's runs need on the machine.
 DATA_TIERS = {"20newsgroups": ("text",)}
-
-
-def _git_files(root: Path) -> list[Path]:
-    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
-                         capture_output=True, check=True).stdout
-    return [root / p for p in out.decode().split("\0") if p]
-
-
-def _mib(paths) -> float:
-    return sum(p.stat().st_size for p in paths if p.is_file()) / 2**20
 
 
 def chapter_plan_state(profile: str) -> dict:
@@ -91,7 +83,7 @@ def check_travel(steps: str, profile: str, with_chapter: bool = False) -> int:
         return 1
     # the job reads records only (runs grow past the travel limit); the chapter reads its runs' logits
     hidden = travel.hide(root, keep=(), keep_keys=chapter["keys"] if with_chapter else ())
-    tree, tier_mib = _mib(_git_files(root)), wheels.tier_sizes(wheel_dir)
+    tree, tier_mib = travel.mib(travel.files(root, carry=None)), wheels.tier_sizes(wheel_dir)
     sizes = {d: (path.stat().st_size / 2**20, {t: tier_mib.get(t, 0.0) for t in DATA_TIERS.get(d, ())})
              for d, path in archives.items()}
     alone = {d: f"make gpu-job-check GPU_JOB_ARGS='--steps {''.join(sorted({it.step for it in todo if it.config.dataset == d}))}'"
@@ -102,13 +94,12 @@ def check_travel(steps: str, profile: str, with_chapter: bool = False) -> int:
     for name in carried:
         if archives[name].parent != carry:
             shutil.copy2(archives[name], carry / archives[name].name)
-    for f in carry.iterdir():            # carry only what the queue needs now
-        if f.is_file() and not any(f.name in DATA_FILES[d] for d in carried):
-            f.unlink()
+    # carry only the archives this call needs: no other data set, nothing a rehearsal unpacked
+    pruned = travel.prune_carry(carry, {archives[d].name for d in carried})
     tiers = base_tiers + tuple(dict.fromkeys(t for d in carried for t in DATA_TIERS.get(d, ())))
     wheel_files = wheels.download(wheel_dir, tiers)      # drops the tiers of the data sets left out
     gaps = wheels.unmet(wheel_dir)
-    carried_mib = _mib(p for p in (root / CARRY).rglob("*"))
+    carried_mib = travel.mib((root / CARRY).rglob("*"))
     total = tree + carried_mib
     fits = total <= travel.LIMIT_MIB
     runnable = sum(1 for it in todo if it.config.dataset not in left)
@@ -117,7 +108,9 @@ def check_travel(steps: str, profile: str, with_chapter: bool = False) -> int:
           f"{len(todo)} runs left in steps {steps}, {runnable} of them with their data carried")
     for name, why in left.items():
         print(f"not carried: {name} (its runs wait for a later loan): {why}")
-    print(f"wheels: {len(wheel_files)} in {wheels.CARRY_DIR}/ ({_mib(wheel_files):.1f} MiB; {' and '.join(tiers)} of {wheels.LIST}); "
+    if pruned:
+        print(f"removed from {CARRY}/data (not needed on this call): {', '.join(pruned)}")
+    print(f"wheels: {len(wheel_files)} in {wheels.CARRY_DIR}/ ({travel.mib(wheel_files):.1f} MiB; {' and '.join(tiers)} of {wheels.LIST}); "
           + ("their requirements are carried or on the GPU image" if not (gaps["missing"] or gaps["version"])
              else "UNMET: " + "; ".join([f"{w} needs {r}" for w, r in gaps["missing"]]
                                         + [f"{w} needs {r}, carried {v}" for w, r, v in gaps["version"]]))
@@ -180,6 +173,13 @@ def _cmd_gpu_job(args) -> int:
                          "its wheels were carried)")
     if args.check_travel:
         return check_travel(steps, args.profile, with_chapter=args.with_chapter)
+    if args.stage:
+        from .. import config
+        from ..sweep import travel
+
+        size = travel.stage(config.repo_root(), Path(args.stage))
+        print(f"gpu-job: staged what travels ({size:.1f} MiB of {travel.LIMIT_MIB:g}) in {args.stage}")
+        return 0
     if args.restore:
         from .. import config
         from ..sweep import travel
@@ -223,6 +223,9 @@ def add_subcommands(sub, parents) -> None:
                         "and its runs' logits")
     g.add_argument("--no-chapter", action="store_true",
                    help="do not execute the Mukhoti chapter on the machine even when it is due")
+    g.add_argument("--stage", metavar="DIR",
+                   help="copy what would travel (tree and .gpu-carry/) into the new folder DIR, for a rehearsal "
+                        "on the image's packages (make gpu-job-twin)")
     g.add_argument("--restore", action="store_true",
                    help="put back the committed logits --check-travel kept off the device")
     g.set_defaults(func=_cmd_gpu_job)

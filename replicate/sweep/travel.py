@@ -20,17 +20,24 @@ The data archives and the wheels their runs need do not all fit beside each othe
 CIFAR-10 archive is 19 MiB; the 20 Newsgroups archive 14 MiB with gensim's wheel, 27 MiB,
 for its word vectors): :func:`choose_data` carries the data sets in the queue's order as
 long as the whole travel fits, and says for each other one why it waits for a later loan.
+
+:func:`files` lists what travels (the check measures it) and :func:`stage` copies exactly
+that into a folder, for a rehearsal on a Python that has only the GPU image's packages
+(``make gpu-job-twin``), as the machine will see the checkout.
 """
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
 #: What the device tool sends at most (working tree plus carried paths).
 LIMIT_MIB = 64.0
+#: The git-ignored folder the device call carries (``carry=[".gpu-carry"]``).
+CARRY = ".gpu-carry"
 #: The list of hidden paths, relative to the repository root (inside the git-ignored carry).
-HIDDEN_LIST = ".gpu-carry/hidden-logits.txt"
+HIDDEN_LIST = f"{CARRY}/hidden-logits.txt"
 BLOCK_START = "# >>> replicate gpu-job: committed logits kept off the device (undo: replicate gpu-job --restore)"
 BLOCK_END = "# <<< replicate gpu-job"
 
@@ -153,3 +160,57 @@ def choose_data(needed, base_mib: float, sizes: dict, limit_mib: float = LIMIT_M
                       + (f"; for a loan of its runs alone: `{alone[name]}`" if carried and alone and name in alone
                          else ""))
     return carried, left
+
+
+def files(root: Path, carry: str | None = CARRY) -> list[Path]:
+    """What the device call sends from the checkout at ``root``: the working tree as the
+    device tool copies it (tracked files and untracked files git does not ignore, so
+    without what :func:`hide` keeps off) and every file under the carried folder ``carry``
+    (``None``: the working tree alone)."""
+    root = Path(root)
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                         capture_output=True, check=True).stdout
+    tree = [root / p for p in out.decode().split("\0") if p]
+    carried = sorted(p for p in (root / carry).rglob("*") if p.is_file()) if carry and (root / carry).is_dir() else []
+    return [p for p in tree if p.is_file()] + carried
+
+
+def mib(paths) -> float:
+    """The size of ``paths`` in MiB (files only)."""
+    return sum(p.stat().st_size for p in paths if p.is_file()) / 2**20
+
+
+def stage(root: Path, dest: Path, carry: str = CARRY) -> float:
+    """Copy what travels (:func:`files`) from ``root`` into the new folder ``dest``, paths kept,
+    as the device machine receives it; return its size in MiB. ``dest`` must not exist, so
+    nothing of an earlier stage mixes in."""
+    root, dest = Path(root).resolve(), Path(dest).resolve()
+    if dest.exists():
+        raise ValueError(f"--stage: {dest} already exists; give a new folder (the staged copy must hold "
+                         f"exactly what travels)")
+    if dest == root or root in dest.parents:
+        raise ValueError(f"--stage: {dest} lies inside the checkout {root}; give a folder outside it")
+    paths = files(root, carry)
+    for path in paths:
+        target = dest / path.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+    return mib(paths)
+
+
+def prune_carry(folder: Path, keep) -> list[str]:
+    """Leave in the carried data folder ``folder`` only the files named in ``keep`` (the
+    archives this call carries): a rehearsal of the job here decodes and unpacks beside
+    them (``20news-bydate/``, ``cifar10-jpeg.npz``), and an archive of a data set that does
+    not fit this time must not travel either. Returns the names removed (folders with ``/``)."""
+    removed = []
+    for entry in sorted(Path(folder).iterdir()) if Path(folder).is_dir() else []:
+        if entry.name in keep and entry.is_file():
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+            removed.append(entry.name + "/")
+        else:
+            entry.unlink()
+            removed.append(entry.name)
+    return removed
