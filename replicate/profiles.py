@@ -32,8 +32,9 @@ Every training chapter runs at one of four profiles, defined here and nowhere el
     (80), and 21.3 % / 3.0 % (ResNet-50, 12 epochs), 13.5 % / 4.3 % (ResNet-50, 30).
     ResNet-50 learns more slowly per second under the papers' summed loss and clipping,
     and costs three times as much per epoch, so no ResNet-50 schedule fits the loans;
-    no setting within about two loans reaches the issue's target of 8 % test error
-    (the JPEG q75 copy of CIFAR-10 and the 1/10 schedule cost accuracy), while every
+    no setting within about two loans reaches the target of 8 % test error
+    (``replicate.protocol.GPU_REGIME``; the short schedule costs accuracy, as the
+    pilot shows; what the JPEG q75 copy of CIFAR-10 costs is not measured), while every
     ResNet-18 setting from 30 epochs on is clearly over-confident before scaling (ECE
     above 5 %), the papers' regime. 30 epochs is the longest that fits about two loans.
 ``paper``

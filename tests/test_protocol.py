@@ -160,3 +160,37 @@ def test_gpu_pilot_lists_the_committed_cross_entropy_runs_and_the_profile_settin
         logits, labels = runs.load(row.key, store="results").logits("test")
         assert abs(float(np.mean(logits.argmax(1) != labels)) - row[2]) < 1e-9
     assert (pilot["ECE"] > pilot["ECE after TS"]).all()          # every pilot model over-confident, TS helps
+
+
+def test_gpu_regime_reads_the_pilot_against_its_bounds_and_the_papers_printed_numbers():
+    """The protocol chapter's sentence on the gpu profile: the bounds checked on the pilot
+    rows themselves, the paper's numbers as printed in Mukhoti et al. Tables 3 and 1."""
+    pilot = protocol.gpu_pilot()
+    got = protocol.gpu_regime(pilot)
+    own = pilot[pilot["profile's setting"]].iloc[0]
+    assert (got["network"], got["epochs"], got["error"]) == (own.network, own.epochs, own["test error"])
+    assert got["error_ok"] == (own["test error"] <= 0.08) and got["ece_ok"] == (own.ECE >= 0.02)
+    assert (got["paper_error"], got["paper_ece"]) == (4.95, 4.35)
+    assert got["error_ratio"] == pytest.approx(100 * own["test error"] / 4.95)
+    assert got["best"]["error"] == pilot["test error"].min() <= got["error"]
+    fake = pilot.assign(**{"profile's setting": False})
+    with pytest.raises(ValueError, match="0 runs of the gpu profile's own setting"):
+        protocol.gpu_regime(fake)
+
+
+def test_gpu_regime_text_names_the_bounds_met_and_missed():
+    base = {"network": "resnet18", "epochs": 30, "error": 0.119, "ece": 0.056, "error_ok": False, "ece_ok": True,
+            "best": {"network": "resnet18", "epochs": 80, "error": 0.094, "error_ok": False, "train_s": 294.0}}
+    text = protocol.gpu_regime_text(base)
+    assert text.startswith("It meets the ECE bound (at least 2 %) but not the error bound (at most 8 %)")
+    assert "resnet18 for 80 epochs (4.9 min of training), reached 9.4 %, still above it." in text
+    both = {**base, "error_ok": True}
+    assert protocol.gpu_regime_text(both) == ("It meets both bounds we aimed for: the error bound (at most 8 %) "
+                                              "and the ECE bound (at least 2 %).")
+    assert protocol.gpu_regime_text({**base, "ece_ok": False, "error_ok": True}) == (
+        "It meets the error bound (at most 8 %) but not the ECE bound (at least 2 %).")
+    own_best = {**base, "best": {**base["best"], "epochs": 30}}
+    assert protocol.gpu_regime_text(own_best).endswith("no candidate of the pilot came closer.")
+    neither = {**base, "ece_ok": False}
+    assert protocol.gpu_regime_text(neither).startswith(
+        "It meets neither the ECE bound (at least 2 %) nor the error bound (at most 8 %)")
