@@ -88,3 +88,19 @@ def test_committed_runs_numbers_agree_with_their_records(cpu_runs):
     assert got["text_seconds"] == f"{np.mean([r.wall_time for r in text.values()]):.0f}"
     assert "frozen" in got["text_embeddings"]
     assert len(views.text_tables(view, p.methods["text"], ["error"])) == 1
+
+
+def test_rule_texts_quote_the_thresholds_and_the_papers_printed_s99():
+    """The verdict prose's numbers: the |S99| threshold of the rule and the paper's Table 6
+    cell (CIFAR-10 ResNet-50 cross-entropy, before TS) as printed, read from the paper's text
+    when it is at hand."""
+    from replicate import paper_tables
+    from replicate.experiments.focal_loss.rules import MIN_S99
+
+    texts = views.rule_texts()
+    assert texts["min_s99"] == f"{MIN_S99:g} %"
+    assert texts["paper_ce_s99"] == "95.93 %"
+    lines = paper_tables.source_lines("mukhoti2020")
+    if lines is not None:                      # the paper's text: the ResNet-50 row of Table 6
+        row = next(ln for ln in lines[475:481] if "ResNet 50" in ln or "ResNet-50" in ln)
+        assert "95.93" in row

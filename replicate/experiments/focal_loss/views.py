@@ -96,11 +96,18 @@ def text_numbers(view: dict | None, text_runs: dict) -> dict:
 
 def rule_texts() -> dict:
     """The thresholds of the chapter's rules, for its verdict prose: ``t_rule`` (the book's
-    "close to 1") and ``min_s99`` (when the |S99| claim is tested)."""
+    "close to 1"), ``min_s99`` (when the |S99| claim is tested) and ``paper_ce_s99`` (the
+    share of the test set the paper's CIFAR-10 ResNet-50 cross-entropy model predicts with
+    confidence above 0.99 before temperature scaling, Table 6 as printed)."""
+    from ... import paper_tables
     from ...comparison import wording
     from .rules import MIN_S99
 
-    return {"t_rule": wording.near_one_text(), "min_s99": f"{MIN_S99:g} %"}
+    t = paper_tables.get("mukhoti2020", "table6")
+    cell = t[(t.dataset_key == "cifar10") & (t.model_key == "resnet50") & (t.method == "cross_entropy")
+             & (t.metric == "s99_fraction") & ~t.temperature_scaled]
+    return {"t_rule": wording.near_one_text(), "min_s99": f"{MIN_S99:g} %",
+            "paper_ce_s99": f"{cell.printed.iloc[0]} %"}
 
 
 # ----------------------------------------------------------------------------- page notes (issue #24)
