@@ -127,6 +127,36 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(env):
     assert runs.find(cfg).provenance["resumed_from_epoch"] >= 1
 
 
+def test_hard_stop_interrupts_what_still_trains_and_returns_in_time(env):
+    """The GPU job's safety net (issue #20): a run still training at ``hard_stop`` (no
+    epoch-boundary pause reached it: here no deadline at all) is interrupted, so the caller
+    gets back within the grace and can pack before its time limit; the run is reported
+    ``paused`` and writes no record, the one not started ``deferred``, and a worker that
+    ignores SIGINT (inherited, as noted above) is killed."""
+    from replicate.sweep.execute import STOP_GRACE
+
+    endless = RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", options={"epochs": 100000},
+                        data_params={"val_size": 60})
+    waiting = tiny("brier")
+    cfgs = {endless.key: endless, waiting.key: waiting}
+    stop = time.monotonic() + 10
+    s = sweep.run_local(cfgs, env / "logs", workers=1, device="cpu", quiet=True, hard_stop=stop)
+    assert time.monotonic() < stop + 2 * STOP_GRACE + 5
+    f = s.frame().set_index("key")
+    assert f.loc[endless.key, "status"] == "paused", f.loc[endless.key, "reason"]
+    assert f.loc[endless.key, "reason"].startswith("stopped at the hard stop: resumes from its last finished epoch")
+    assert f.loc[waiting.key, "status"] == "deferred" and not s.ok
+    assert runs.find(endless) is None and runs.find(waiting) is None
+    ckpt = runs.checkpoint_path(endless.key)        # rewritten after every (millisecond) epoch while it trains
+
+    def stamp():
+        return ckpt.stat().st_mtime_ns if ckpt.exists() else None
+
+    before = stamp()
+    time.sleep(1.0)
+    assert stamp() == before                        # the worker is gone: no epoch ends any more
+
+
 # ----------------------------------------------------------------------------- submitit
 def test_submitit_job_killed_and_requeued_ends_with_the_uninterrupted_result(env, monkeypatch):
     submitit = pytest.importorskip("submitit")

@@ -7,7 +7,10 @@
   stops cleanly before an epoch that would end after it (its checkpoint kept: the same
   call on the same disk resumes it), and a run is not started when its estimated
   duration (``estimate``, scaled by what the finished runs of this call really took) no
-  longer fits. Ctrl-C stops the workers; finished runs are kept (written atomically) and
+  longer fits. A ``hard_stop`` after the deadline interrupts the runs still training then
+  (an epoch far slower than the one before it, or a run's final evaluation), so that a
+  caller with a fixed time limit (the GPU job) always gets to pack what finished; they
+  resume from their last finished epoch. Ctrl-C stops the workers; finished runs are kept (written atomically) and
   every unfinished run resumes from its last epoch checkpoint when the same sweep is run
   again. The GPU job (:mod:`replicate.sweep.job`) and ``replicate sweep --executor local``
   both use this runner.
@@ -32,6 +35,9 @@ import pandas as pd
 
 from .. import checks
 from .worker import TrainJob, init_worker, train_one
+
+#: Seconds the workers get to stop after SIGINT at a hard stop before they are killed.
+STOP_GRACE = 5.0
 
 #: trained, skipped (finished already), failed, paused (stopped at the deadline, checkpoint
 #: kept), deferred (not started: would not finish before the deadline), stopped (Ctrl-C).
@@ -92,7 +98,8 @@ def core_sets(workers: int, cores=None) -> list[list[int]]:
 
 def run_local(configs: dict, log_dir: Path, workers: int, device: str, store: str = "auto",
               quiet: bool = False, *, per_gpu: int = 1, deadline: float | None = None, estimate=None,
-              engines=None, on_row=None, logits_dtype: str | None = None) -> Summary:
+              engines=None, on_row=None, logits_dtype: str | None = None,
+              hard_stop: float | None = None) -> Summary:
     """Train ``configs`` (``{key: RunConfig}``, in priority order) in ``workers`` processes on ``device``.
 
     ``per_gpu``: workers sharing each GPU (CUDA only; ``workers`` GPUs x ``per_gpu`` at
@@ -103,6 +110,10 @@ def run_local(configs: dict, log_dir: Path, workers: int, device: str, store: st
     ``{key: engine}`` (default ``auto``). ``on_row(row)`` is called for every finished row.
     ``logits_dtype``: the stored logits' dtype (default: the store's; the GPU job keeps
     float16 in the machine's cache, as ``results/`` would).
+    ``hard_stop`` (a ``time.monotonic()`` value): the runs still training then are
+    interrupted (SIGINT, then SIGKILL after :data:`STOP_GRACE` seconds) and reported
+    ``paused`` (their last finished epoch is checkpointed), the runs not started
+    ``deferred``; the call returns at most about :data:`STOP_GRACE` seconds after it.
     """
     import multiprocessing as mp
     import statistics
@@ -160,7 +171,11 @@ def run_local(configs: dict, log_dir: Path, workers: int, device: str, store: st
     try:
         start_next()
         while running:
-            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            timeout = None if hard_stop is None else max(0.0, hard_stop - time.monotonic())
+            done, _ = wait(list(running), timeout=timeout, return_when=FIRST_COMPLETED)
+            if not done:                        # the hard stop, with runs still training
+                _stop_at_hard_stop(pool, running, pending, add, logs, deadline, configs)
+                break
             for fut in done:
                 key, t0 = running.pop(fut)
                 try:
@@ -173,9 +188,7 @@ def run_local(configs: dict, log_dir: Path, workers: int, device: str, store: st
                 add({**row, "log": logs[key]})
             start_next()
     except KeyboardInterrupt:
-        for proc in list(getattr(pool, "_processes", {}).values()):   # stop the workers now, not after their run
-            if proc.is_alive():
-                os.kill(proc.pid, signal.SIGINT)
+        _signal_workers(pool, signal.SIGINT)    # stop the workers now, not after their run
         pool.shutdown(wait=True, cancel_futures=True)
         done = {r["key"] for r in summary.rows}
         for key in configs:
@@ -185,8 +198,52 @@ def run_local(configs: dict, log_dir: Path, workers: int, device: str, store: st
         bar.close()
         return summary
     bar.close()
-    pool.shutdown()
+    pool.shutdown(wait=True, cancel_futures=True)
     return summary
+
+
+def _signal_workers(pool, sig) -> None:
+    """Send ``sig`` to the pool's live worker processes (a private attribute of
+    ``ProcessPoolExecutor``: the standard library offers no public way to reach them)."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        if proc.is_alive():
+            try:
+                os.kill(proc.pid, sig)
+            except ProcessLookupError:          # it ended in between
+                pass
+
+
+def _stop_at_hard_stop(pool, running: dict, pending: list, add, logs: dict, deadline, configs: dict) -> None:
+    """:func:`run_local`'s hard stop: interrupt the workers, take the rows of the runs that
+    still ended on their own (or whose record was written just before the signal: an idle
+    worker's interrupt can break the pool before a busy one's result arrives), report the
+    others ``paused`` and the rest ``deferred``."""
+    from concurrent.futures import wait
+
+    from ..runs import find
+
+    _signal_workers(pool, signal.SIGINT)
+    _, stuck = wait(list(running), timeout=STOP_GRACE)
+    if stuck:
+        _signal_workers(pool, signal.SIGKILL)
+        wait(list(running), timeout=STOP_GRACE)
+    late = f", {time.monotonic() - deadline:.0f} s after the deadline" if deadline is not None else ""
+    for fut, (key, t0) in list(running.items()):
+        row = None
+        if fut.done() and not fut.cancelled() and fut.exception() is None:
+            row = fut.result()                  # it ended by itself (trained, paused, failed) just in time
+        if row is None and find(configs[key]) is not None:
+            row = {"key": key, "status": "trained", "seconds": time.monotonic() - t0,
+                   "reason": "finished as the hard stop came"}
+        if row is None:
+            row = {"key": key, "status": "paused", "seconds": time.monotonic() - t0,
+                   "reason": f"stopped at the hard stop{late}: resumes from its last finished epoch"}
+        add({**row, "log": logs[key]})
+    running.clear()
+    for key in pending:
+        add({"key": key, "status": "deferred", "seconds": 0.0,
+             "reason": "not started: would not finish before the deadline", "log": logs[key]})
+    pending.clear()
 
 
 def run_submitit(configs: dict, log_dir: Path, cluster: str = "slurm", device: str = "auto", store: str = "auto",

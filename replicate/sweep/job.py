@@ -16,7 +16,8 @@ prepared and rehearsed on the CPU so that a loan needs no thinking on the machin
    cores (:func:`replicate.sweep.execute.run_local`, the runner of ``replicate sweep``);
    every run checkpoints each epoch on the machine's disk;
 5. before its time budget it stops starting runs that would not finish and pauses the
-   running ones at an epoch boundary, then packs every run it has finished on this
+   running ones at an epoch boundary (one still training :data:`HARD_STOP_AFTER` seconds
+   after that deadline is interrupted, keeping its finished epochs), then packs every run it has finished on this
    machine into ``out`` (records and float16 logits, :func:`replicate.runs.pack`) beside
    its log. Its runs live in the machine's run cache (``.cache/``, which the device tool
    keeps between the calls of one loan, while it resets the checkout's ``results/``); a
@@ -56,6 +57,11 @@ from .machine import MPS_MODES, Log, device_report, mps_daemon, state_dir
 DONE, MORE, FAILED = 0, 3, 1
 #: Seconds kept free at the end of the budget for packing and the log.
 PACK_RESERVE = 25.0
+#: A run still training this long after the deadline (an epoch much slower than the one
+#: before it, or its final evaluation) is interrupted, its finished epochs kept, so that
+#: packing starts within the budget whatever the runs do (about 10 s before its end, with
+#: the workers' ``replicate.sweep.execute.STOP_GRACE`` to stop).
+HARD_STOP_AFTER = 10.0
 #: At most this many archive parts (the device returns 8 files; the log takes one).
 MAX_PARTS = 6
 ENGINE_CHECK_SECONDS = 60.0
@@ -253,6 +259,7 @@ def run(out, *, profile: str = "gpu", budget: float = 540.0, workers: int | None
 
             summary = run_local(configs, state_dir() / "logs", k, dev, store="cache", quiet=True,
                                 per_gpu=k, deadline=deadline, on_row=on_row, logits_dtype="float16",
+                                hard_stop=deadline + HARD_STOP_AFTER,
                                 estimate=lambda key: queue.estimate_seconds(by_key[key], k, mps_on, a),
                                 engines={key: engines.get(cfg.loss, "auto") for key, cfg in configs.items()})
             c = summary.counts()
