@@ -1,6 +1,7 @@
 """The experimental protocol: where the papers' public code differs from their text, the
-networks of each profile, the gpu profile's pilot, and the chapter's first experiment;
-:mod:`.authors_code` holds the book's page of the authors' code's behaviours and defects.
+networks of each profile, and the chapter's first experiment; :mod:`.authors_code` holds
+the book's page of the authors' code's behaviours and defects, :mod:`.gpu_profile` the gpu
+profile's pilot and the regime it aims at.
 
 Deviations (:data:`DEVIATIONS`, :func:`deviations_frame`). Source: the authors' repositories
 as summarised in the project's protocol notes (Mukhoti et al. wrote the base code; AdaFocal,
@@ -21,6 +22,8 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Mapping
+
+from .gpu_profile import GPU_REGIME, gpu_pilot, gpu_regime, gpu_regime_text  # noqa: F401 - the package's API
 
 #: One row per deviation: topic, what the papers' text says, what their public code does,
 #: this book's default, and the option that selects the other behaviour.
@@ -224,99 +227,6 @@ def profile_network(profile: str) -> str:
 
     p = get_profile(profile)
     return p.model + (f" ({_settings(p.model_params)})" if p.model_params else "")
-
-
-def gpu_pilot():
-    """The committed cross-entropy pilot of the ``gpu`` profile (issue #20): every finished
-    ``gpu`` run of cross-entropy on CIFAR-10 at seed 1 in ``results/``, one row per
-    (network, epochs), with test error, ECE (15 bins) before and after temperature
-    scaling, T, training seconds, the device, and whether it is the profile's own setting.
-    These runs chose the profile's network and length (:mod:`replicate.profiles`)."""
-    import pandas as pd
-
-    from .. import runs
-    from ..profiles import get_profile
-
-    gpu = get_profile("gpu")
-    frame = runs.list_runs("results")
-    pick = frame[(frame.profile == "gpu") & (frame.loss == "cross_entropy") & (frame.dataset == "cifar10")
-                 & (frame.seed == 1)]
-    rows = []
-    for key in pick.key:
-        run = runs.load(key, store="results")
-        r, m = run.resolved, run.metrics["test"]
-        rows.append({"network": r["model"], "epochs": r["train"]["epochs"], "test error": m["error"],
-                     "ECE": m["ece"], "ECE after TS": run.metrics["test_ts"]["ece"], "T": run.temperature,
-                     "train s": run.record.get("train_seconds"), "device": run.provenance.get("device", ""),
-                     "profile's setting": r["model"] == gpu.model and r["train"]["epochs"] == gpu.epochs,
-                     "key": key})
-    columns = ["network", "epochs", "test error", "ECE", "ECE after TS", "T", "train s", "device",
-               "profile's setting", "key"]
-    return pd.DataFrame(rows, columns=columns).sort_values(["network", "epochs"], ignore_index=True)
-
-
-#: The papers' regime the ``gpu`` profile aims its cross-entropy model at: test error at
-#: most ``max_error`` and ECE (15 bins) before temperature scaling at least ``min_ece``.
-#: Mukhoti et al. (2020) print 4.95 % error (Table 3) and 4.35 % ECE (Table 1) for their
-#: CIFAR-10 ResNet-50; the bounds leave room for a shorter schedule.
-GPU_REGIME = {"max_error": 0.08, "min_ece": 0.02}
-
-
-def gpu_regime(pilot=None) -> dict:
-    """The pilot (:func:`gpu_pilot`) read against :data:`GPU_REGIME` and the paper.
-
-    Returns the profile's setting (``network``, ``epochs``, ``error``, ``ece``), whether it
-    meets each bound (``error_ok``, ``ece_ok``), the paper's CIFAR-10 ResNet-50
-    cross-entropy error and ECE as printed (Mukhoti et al. 2020, Tables 3 and 1:
-    ``paper_error``, ``paper_ece``, in %), the ratio of the two errors, and the candidate
-    with the lowest error (``best``: network, epochs, error, whether it meets the error
-    bound, and the training seconds it took)."""
-    from .. import paper_tables
-
-    pilot = gpu_pilot() if pilot is None else pilot
-    own = pilot[pilot["profile's setting"]]
-    if len(own) != 1:
-        raise ValueError(f"the pilot has {len(own)} runs of the gpu profile's own setting; expected 1")
-    own = own.iloc[0]
-
-    def paper(table: str, metric: str) -> float:
-        t = paper_tables.get("mukhoti2020", table)
-        cell = t[(t.dataset_key == "cifar10") & (t.model_key == "resnet50") & (t.method == "cross_entropy")
-                 & (t.metric == metric) & ~t.temperature_scaled]
-        return float(cell.value.iloc[0])
-
-    best = pilot.loc[pilot["test error"].idxmin()]
-    paper_error = paper("table3", "error")
-    return {"network": own.network, "epochs": int(own.epochs), "error": float(own["test error"]),
-            "ece": float(own.ECE), "error_ok": bool(own["test error"] <= GPU_REGIME["max_error"]),
-            "ece_ok": bool(own.ECE >= GPU_REGIME["min_ece"]), "paper_error": paper_error,
-            "paper_ece": paper("table1", "ece"), "error_ratio": float(100 * own["test error"] / paper_error),
-            "best": {"network": best.network, "epochs": int(best.epochs), "error": float(best["test error"]),
-                     "error_ok": bool(best["test error"] <= GPU_REGIME["max_error"]),
-                     "train_s": float(best["train s"])}}
-
-
-def gpu_regime_text(regime: dict) -> str:
-    """One sentence saying which bound of :data:`GPU_REGIME` the profile's setting meets,
-    from :func:`gpu_regime`'s dict, and, when it misses the error bound, how close the
-    pilot's best candidate came."""
-    err, ece = f"{100 * GPU_REGIME['max_error']:g} %", f"{100 * GPU_REGIME['min_ece']:g} %"
-    ok, miss = [], []
-    (ok if regime["ece_ok"] else miss).append(f"the ECE bound (at least {ece})")
-    (ok if regime["error_ok"] else miss).append(f"the error bound (at most {err})")
-    if not miss:
-        return f"It meets both bounds we aimed for: {ok[1]} and {ok[0]}."
-    head = (f"It meets {ok[0]} but not {miss[0]}" if ok
-            else f"It meets neither {miss[0]} nor {miss[1]}")
-    if regime["error_ok"]:
-        return head + "."
-    b = regime["best"]
-    same = (b["network"], b["epochs"]) == (regime["network"], regime["epochs"])
-    if same:
-        return head + ": no candidate of the pilot came closer."
-    return (head + f": the pilot's most accurate candidate, {b['network']} for {b['epochs']} epochs "
-            f"({b['train_s'] / 60:.1f} min of training), reached {100 * b['error']:.1f} %"
-            + ("." if b["error_ok"] else ", still above it."))
 
 
 # ----------------------------------------------------------------------------- first experiment
