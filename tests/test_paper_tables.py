@@ -301,3 +301,14 @@ def test_every_stored_label_maps_to_our_names():
             assert labels.is_mapped(lab, "dataset", info.get("dataset_keys")), (paper, lab)
         for lab in df["model"].unique():
             assert labels.is_mapped(lab, "model", info.get("model_keys")), (paper, lab)
+
+
+def test_cell_is_the_one_row_of_its_keys_and_refuses_ambiguity():
+    t = pt.get("mukhoti2020", "table1")
+    row = pt.cell("mukhoti2020", "table1", "cifar10", "resnet50", "cross_entropy", "ece", temperature_scaled=True)
+    same = t[(t.dataset_key == "cifar10") & (t.model_key == "resnet50") & (t.method == "cross_entropy")
+             & t.temperature_scaled]
+    assert len(same) == 1 and row.equals(same.iloc[0])
+    assert pt.cell("mukhoti2020", "table3", "cifar10", "resnet50", "cross_entropy", "error").value == 4.95
+    with pytest.raises(ValueError, match="0 cells for cifar10 / resnet50 / nope / ece; expected one"):
+        pt.cell("mukhoti2020", "table1", "cifar10", "resnet50", "nope", "ece")

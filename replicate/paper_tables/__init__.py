@@ -168,6 +168,24 @@ def get(paper: str, table: str) -> pd.DataFrame:
     return df
 
 
+def cell(paper: str, table: str, dataset: str, model: str, method: str, metric: str,
+         temperature_scaled: bool = False, setting: str = "") -> pd.Series:
+    """The one row of :func:`get` for these keys (``dataset``/``model`` as keys, e.g.
+    ``"cifar10"``, ``"resnet50"``); ``value`` is the number, ``printed`` the text as printed.
+
+    >>> cell("mukhoti2020", "table3", "cifar10", "resnet50", "cross_entropy", "error").printed
+    '4.95'
+    """
+    t = get(paper, table)
+    hit = t[(t.dataset_key == dataset) & (t.model_key == model) & (t.method == method) & (t.metric == metric)
+            & (t.temperature_scaled == temperature_scaled) & (t.setting == setting)]
+    if len(hit) != 1:
+        raise ValueError(f"{paper} {table}: {len(hit)} cells for {dataset} / {model} / {method} / {metric}"
+                         f"{' after TS' if temperature_scaled else ''}{f' / {setting}' if setting else ''}; "
+                         f"expected one")
+    return hit.iloc[0]
+
+
 def list_tables(paper: str | None = None) -> pd.DataFrame:
     """One row per stored table: paper, table, number, metric, units, caption, lines, n_values, notes."""
     rows = []

@@ -58,10 +58,7 @@ def gpu_regime(pilot=None) -> dict:
     own = own.iloc[0]
 
     def paper(table: str, metric: str) -> float:
-        t = paper_tables.get("mukhoti2020", table)
-        cell = t[(t.dataset_key == "cifar10") & (t.model_key == "resnet50") & (t.method == "cross_entropy")
-                 & (t.metric == metric) & ~t.temperature_scaled]
-        return float(cell.value.iloc[0])
+        return float(paper_tables.cell("mukhoti2020", table, "cifar10", "resnet50", "cross_entropy", metric).value)
 
     best = pilot.loc[pilot["test error"].idxmin()]
     paper_error = paper("table3", "error")

@@ -103,11 +103,8 @@ def rule_texts() -> dict:
     from ...comparison import wording
     from .rules import MIN_S99
 
-    t = paper_tables.get("mukhoti2020", "table6")
-    cell = t[(t.dataset_key == "cifar10") & (t.model_key == "resnet50") & (t.method == "cross_entropy")
-             & (t.metric == "s99_fraction") & ~t.temperature_scaled]
-    return {"t_rule": wording.near_one_text(), "min_s99": f"{MIN_S99:g} %",
-            "paper_ce_s99": f"{cell.printed.iloc[0]} %"}
+    s99 = paper_tables.cell("mukhoti2020", "table6", "cifar10", "resnet50", "cross_entropy", "s99_fraction")
+    return {"t_rule": wording.near_one_text(), "min_s99": f"{MIN_S99:g} %", "paper_ce_s99": f"{s99.printed} %"}
 
 
 # ----------------------------------------------------------------------------- page notes (issue #24)
