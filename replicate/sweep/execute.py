@@ -10,9 +10,9 @@
   longer fits. A ``hard_stop`` after the deadline interrupts the runs still training then
   (an epoch far slower than the one before it, or a run's final evaluation), so that a
   caller with a fixed time limit (the GPU job) always gets to pack what finished; they
-  resume from their last finished epoch. Ctrl-C stops the workers; finished runs are kept (written atomically) and
-  every unfinished run resumes from its last epoch checkpoint when the same sweep is run
-  again. The GPU job (:mod:`replicate.sweep.job`) and ``replicate sweep --executor local``
+  resume from their last finished epoch. Ctrl-C stops the workers; finished runs are
+  kept (written atomically) and every unfinished run resumes from its last epoch
+  checkpoint when the same sweep is run again. The GPU job (:mod:`replicate.sweep.job`) and ``replicate sweep --executor local``
   both use this runner.
 - submitit (``cluster="slurm"``; ``"local"``/``"debug"`` for tests): one job array, one
   run per job, each job a requeueable :class:`replicate.sweep.worker.TrainJob`.
@@ -157,10 +157,7 @@ def run_local(configs: dict, log_dir: Path, workers: int, device: str, store: st
             if deadline is not None and estimate is not None:
                 guess = estimate(key) * (statistics.median(ratios) if ratios else 1.0)
                 if time.monotonic() + guess > deadline:
-                    for k in pending:       # in priority order: none of the rest starts either
-                        add({"key": k, "status": "deferred", "seconds": 0.0,
-                             "reason": "not started: would not finish before the deadline", "log": logs[k]})
-                    pending.clear()
+                    _defer(pending, add, logs)      # in priority order: none of the rest starts either
                     return
             pending.pop(0)
             engine = engines.get(key, "auto") if isinstance(engines, dict) else (engines or "auto")
@@ -240,6 +237,11 @@ def _stop_at_hard_stop(pool, running: dict, pending: list, add, logs: dict, dead
                    "reason": f"stopped at the hard stop{late}: resumes from its last finished epoch"}
         add({**row, "log": logs[key]})
     running.clear()
+    _defer(pending, add, logs)
+
+
+def _defer(pending: list, add, logs: dict) -> None:
+    """Report every run of ``pending`` ``deferred`` (not started before the deadline) and empty it."""
     for key in pending:
         add({"key": key, "status": "deferred", "seconds": 0.0,
              "reason": "not started: would not finish before the deadline", "log": logs[key]})

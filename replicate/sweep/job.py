@@ -17,9 +17,9 @@ prepared and rehearsed on the CPU so that a loan needs no thinking on the machin
    every run checkpoints each epoch on the machine's disk;
 5. before its time budget it stops starting runs that would not finish and pauses the
    running ones at an epoch boundary (one still training :data:`HARD_STOP_AFTER` seconds
-   after that deadline is interrupted, keeping its finished epochs), then packs every run it has finished on this
-   machine into ``out`` (records and float16 logits, :func:`replicate.runs.pack`) beside
-   its log. Its runs live in the machine's run cache (``.cache/``, which the device tool
+   after that deadline is interrupted, keeping its finished epochs), then packs every
+   run it has finished on this machine into ``out`` (records and float16 logits,
+   :func:`replicate.runs.pack`) beside its log. Its runs live in the machine's run cache (``.cache/``, which the device tool
    keeps between the calls of one loan, while it resets the checkout's ``results/``); a
    second call on the same machine resumes the paused runs from their checkpoints and
    packs again (the archives hold every run finished on the machine).
