@@ -35,9 +35,11 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .travel import CARRY
+
 LIST = Path("benchmarks") / "gpu_wheels.txt"
 #: The carried folder, relative to the repository root (inside the git-ignored ``.gpu-carry/``).
-CARRY_DIR = Path(".gpu-carry") / "wheels"
+CARRY_DIR = Path(CARRY) / "wheels"
 TIERS = ("job", "chapter", "text")
 #: The machine's interpreter and platform, as ``pip download`` names them.
 PYTHON_VERSION = "3.12"
