@@ -14,10 +14,10 @@ from .vocabulary import VERDICTS, Outcome, as_outcome, counts
 
 KINDS = ("theory", "experiment")
 #: Every column of a row (what ``replicate claims --format json`` prints).
-COLUMNS = ["paper", "kind", "chapter", "section", "claim", "where", "evidence", "how", "result", "verdict",
+COLUMNS = ["paper", "kind", "chapter", "section", "claim", "where", "evidence", "how", "result", "noise", "verdict",
            "note", "check"]
 #: The columns a chapter shows.
-DISPLAY = ["claim", "where", "evidence", "how", "result", "verdict", "note"]
+DISPLAY = ["claim", "where", "evidence", "how", "result", "noise", "verdict", "note"]
 
 
 def _text(name: str, value) -> str:
@@ -44,18 +44,20 @@ class ClaimLog:
         return self
 
     def add(self, claim: str, where: str, how: str, result: str, outcome, *, evidence: str = "",
-            section: str | None = None) -> Outcome:
+            section: str | None = None, noise: str = "") -> Outcome:
         """Append a row. ``outcome`` is an :class:`Outcome` from a vocabulary constructor
         (``check``, ``conditional``, ``corrected``, ``readings``, ``beyond``, ``untested``),
-        or a boolean (``check``), or None (not tested). Returns the outcome."""
+        or a boolean (``check``), or None (not tested). ``noise`` says how the noise of the
+        numbers behind the verdict was handled (their interval and the seeds and examples
+        behind it, or why they have none). Returns the outcome."""
         o = as_outcome(outcome)
         for name, v in (("claim", claim), ("where", where), ("how", how), ("result", result),
-                        ("evidence", evidence)):
+                        ("evidence", evidence), ("noise", noise)):
             _text(name, v)
         self.rows.append({"paper": self.paper, "kind": self.kind, "chapter": self.chapter,
                           "section": self.section if section is None else _text("section", section),
                           "claim": claim, "where": where, "evidence": evidence, "how": how, "result": result,
-                          "verdict": o.verdict, "note": o.note, "check": o.check})
+                          "noise": noise, "verdict": o.verdict, "note": o.note, "check": o.check})
         return o
 
     def extend(self, other: "ClaimLog") -> "ClaimLog":
@@ -73,11 +75,12 @@ class ClaimLog:
         return pd.DataFrame(self.rows, columns=COLUMNS)
 
     def table(self):
-        """The columns a chapter shows (:data:`DISPLAY`); ``evidence`` is dropped when no
-        row has any."""
+        """The columns a chapter shows (:data:`DISPLAY`); ``evidence`` and ``noise`` are
+        dropped when no row has any (theory checks)."""
         frame = self.frame()[DISPLAY]
-        if not frame["evidence"].astype(bool).any():
-            frame = frame.drop(columns="evidence")
+        for col in ("evidence", "noise"):
+            if not frame[col].astype(bool).any():
+                frame = frame.drop(columns=col)
         return frame
 
     def counts(self) -> dict:

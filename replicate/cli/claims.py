@@ -13,7 +13,8 @@ from __future__ import annotations
 import sys
 
 FORMATS = ("table", "json", "csv")
-SHOWN = ["paper", "kind", "claim", "where", "evidence", "how", "result", "verdict", "note", "chapter", "section"]
+SHOWN = ["paper", "kind", "claim", "where", "evidence", "how", "result", "verdict", "note", "chapter", "section",
+         "noise"]
 
 
 def _cmd_claims(args) -> int:

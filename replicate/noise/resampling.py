@@ -1,0 +1,101 @@
+"""The draws of the noise model: which seeds and which examples each resample holds.
+
+Every resample ``b`` of a row of our runs is one draw of a two-level bootstrap:
+
+1. **seeds**: for a method trained with ``S`` seeds, ``S`` seed positions drawn with
+   replacement (:func:`seed_draws`). Methods with the same number of seeds get the same
+   positions (seed lists are sorted, so seed 1 stands beside seed 1: the draws are paired,
+   as the seeds share their data order and initialisation);
+2. **examples**: ``n`` examples drawn with replacement from the shared test set (or the
+   validation set, for a temperature), held as a *weight matrix* ``W`` (``B x n``: how often
+   each example is in each resample, :func:`weights`). Every run of a row, every method and
+   every seed, is scored on the same ``W``: the test set is shared, so its noise is shared.
+
+A resampled metric is then a matrix product: per-example terms (a hit, a log-loss, a
+residual in its bin) summed with the weights of each resample, ``W @ terms``
+(:mod:`replicate.noise.scores`). The first ``k`` rows of ``W`` are themselves a valid set of
+``k`` resamples, so metrics that must be recomputed one resample at a time use the first
+:data:`N_BOOT_SLOW` rows of the same draws and stay joint with the rest.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+#: Resamples of the noise model (every vectorised statistic).
+N_BOOT = 1000
+#: Resamples of a metric recomputed one resample at a time (equal-mass and debiased ECEs,
+#: ECE-sweep, smooth ECE) and of a temperature chosen again on each resample.
+N_BOOT_SLOW = 200
+#: Rows of ``W`` turned into float64 at once in the matrix products.
+CHUNK = 250
+
+
+def _count(name: str, v, least: int = 1) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < least:
+        raise ValueError(f"{name} must be an integer >= {least}; got {v!r}")
+    return int(v)
+
+
+@functools.lru_cache(maxsize=16)
+def weights(n: int, n_boot: int = N_BOOT, seed: int = 0, stream: str = "test") -> np.ndarray:
+    """``(n_boot, n)`` multiplicities (uint16): row ``b`` counts how often each of ``n``
+    examples is drawn in resample ``b`` (``n`` draws with replacement). Deterministic in
+    ``(n, n_boot, seed, stream)``; ``stream`` separates the test set's draws from the
+    validation set's. Read-only (shared by every run of the process)."""
+    n, n_boot = _count("n", n), _count("n_boot", n_boot)
+    rng = np.random.default_rng([_count("seed", seed, 0), n, sum(map(ord, stream))])
+    idx = rng.integers(0, n, size=(n_boot, n))
+    flat = (idx + n * np.arange(n_boot)[:, None]).ravel()
+    w = np.bincount(flat, minlength=n_boot * n).reshape(n_boot, n).astype(np.uint16)
+    w.flags.writeable = False
+    return w
+
+
+def indices(w_row: np.ndarray) -> np.ndarray:
+    """The example indices of one resample (a row of :func:`weights`), each repeated as
+    often as drawn: what the plain loop feeds a metric."""
+    return np.repeat(np.arange(w_row.size), w_row.astype(np.int64))
+
+
+@functools.lru_cache(maxsize=64)
+def seed_draws(n_seeds: int, n_boot: int = N_BOOT, seed: int = 0) -> np.ndarray:
+    """``(n_boot, n_seeds)`` seed positions drawn with replacement, one row per resample
+    (all zeros with one seed: nothing to resample). Deterministic in its arguments, so
+    methods with the same number of seeds get the same draws."""
+    n_seeds, n_boot = _count("n_seeds", n_seeds), _count("n_boot", n_boot)
+    if n_seeds == 1:
+        out = np.zeros((n_boot, 1), dtype=np.intp)
+    else:
+        out = np.random.default_rng([_count("seed", seed, 0), 7919, n_seeds]).integers(0, n_seeds,
+                                                                                      size=(n_boot, n_seeds))
+    out.flags.writeable = False
+    return out
+
+
+def over_seeds(per_seed: np.ndarray, seed: int = 0) -> np.ndarray:
+    """The two-level resamples of a mean over seeds: ``per_seed`` is ``(S, B)``, each seed's
+    metric on the ``B`` example resamples; resample ``b`` averages the seeds drawn for it
+    (:func:`seed_draws`), each scored on that resample's examples."""
+    per_seed = np.asarray(per_seed, dtype=np.float64)
+    if per_seed.ndim != 2 or per_seed.shape[0] < 1:
+        raise ValueError(f"per_seed must be a (seeds, resamples) array; got shape {per_seed.shape}")
+    s, b = per_seed.shape
+    draws = seed_draws(s, b, seed)
+    return per_seed[draws, np.arange(b)[:, None]].mean(axis=1)
+
+
+def matmul(w: np.ndarray, terms) -> np.ndarray:
+    """``w @ terms`` for a uint16 weight matrix and a dense or sparse ``(n, k)`` (or ``(n,)``)
+    array of per-example terms, in float64 chunks of :data:`CHUNK` rows."""
+    from scipy import sparse
+
+    one = not sparse.issparse(terms) and np.ndim(terms) == 1
+    t = terms.reshape(-1, 1) if one else terms
+    tt = t.T.tocsr() if sparse.issparse(t) else None
+    out = np.empty((w.shape[0], t.shape[1]))
+    for a in range(0, w.shape[0], CHUNK):
+        block = w[a:a + CHUNK].astype(np.float64)
+        out[a:a + CHUNK] = (tt @ block.T).T if tt is not None else block @ t
+    return out[:, 0] if one else out

@@ -1,0 +1,212 @@
+"""A run's metrics on every resample of the test examples, vectorised where they are sums.
+
+:class:`Scored` is one run after one post-hoc setting: its test probabilities, the
+log-probability of each test label, and its probabilities on the out-of-distribution sets it
+recorded. :func:`replicated` gives a metric (percent, as the papers print them) on each row
+of a weight matrix (:func:`replicate.noise.resampling.weights`):
+
+- sums of per-example terms are one matrix product ``W @ terms``: the test error, NLL, Brier
+  score, |S99| and the accuracy on S99 (ratios of two such sums), and the binned ECE family
+  on fixed equal-width bins - ECE and MCE from the signed residual ``hit - confidence`` of
+  each example in its bin (``W @ R``, ``R`` sparse ``n x bins``), classwise ECE from the
+  residual of every class in its class's bin;
+- the AUROC of the entropy (in-distribution test images against their out-of-distribution
+  copies, resampled with the same indices) from one sort: each resample's weighted
+  Mann-Whitney count is a cumulative sum of its weights in score order;
+- every other metric (equal-mass, debiased and sweep ECEs, smooth ECE, smCE: their bins move
+  with the resample) is recomputed on each of the first :data:`~replicate.noise.resampling.N_BOOT_SLOW`
+  resamples, as the plain loop does.
+
+:func:`plain` is that plain loop for any metric: the tests check the vectorised path
+against it on fixed draws.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import sparse
+
+from .. import binning as _b
+from .. import metrics as _m
+from .resampling import N_BOOT_SLOW, indices, matmul
+
+N_BINS = 15
+#: Metrics computed for all resamples at once.
+VECTORISED = ("ece", "mce", "classwise_ece", "error", "accuracy", "nll", "brier", "s99_fraction", "s99_accuracy",
+              "auroc")
+
+
+def _smce(p, y):
+    from .. import smce
+
+    return smce.top_label_smce(p, y, validate=False)
+
+
+#: metric -> fraction of (probs, labels) for the metrics recomputed per resample.
+SLOW = {
+    "adaece": lambda p, y: _m.adaptive_ece(p, y, validate=False),
+    "debiased_ece": lambda p, y: _m.debiased_ece(p, y, validate=False),
+    "debiased_ece_30": lambda p, y: _m.debiased_ece(p, y, n_bins=30, validate=False),
+    "sweep_ece": lambda p, y: _m.ece_sweep(p, y, validate=False),
+    "sweep_ece_mass": lambda p, y: _m.ece_sweep(p, y, binning="mass", validate=False),
+    "smece": lambda p, y: _m.smooth_ece(p, y, validate=False),
+    "smce": _smce,
+}
+METRICS = (*VECTORISED, *SLOW)
+
+
+def check_metric(metric: str) -> str:
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}")
+    return metric
+
+
+@dataclass
+class Scored:
+    """One run after one post-hoc setting: ``probs`` (n x K), ``labels``, ``logp_y`` (the
+    log-probability of each label), ``ood`` (``{set: probs}`` of its out-of-distribution
+    copies), and the fitted ``T`` and ``gamma``. Per-example terms are computed once."""
+
+    probs: np.ndarray
+    labels: np.ndarray
+    logp_y: np.ndarray
+    ood: dict = field(default_factory=dict)
+    T: float = 1.0
+    gamma: float = math.nan
+    _terms: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n(self) -> int:
+        return len(self.labels)
+
+    def top(self):
+        if "top" not in self._terms:
+            conf, pred = _b.top_label(self.probs)
+            self._terms["top"] = (conf, (pred == self.labels).astype(np.float64))
+        return self._terms["top"]
+
+    def terms(self, metric: str, ood_set: str = ""):
+        """The per-example terms ``metric`` sums (see the module docstring), cached."""
+        key = (metric, ood_set)
+        if key not in self._terms:
+            self._terms[key] = _terms(self, metric, ood_set)
+        return self._terms[key]
+
+
+def _terms(s: Scored, metric: str, ood_set: str):
+    n, (conf, hit) = s.n, s.top()
+    if metric in ("error", "accuracy"):
+        return 1.0 - hit if metric == "error" else hit
+    if metric == "nll":
+        return -np.asarray(s.logp_y, dtype=np.float64)
+    if metric == "brier":
+        q = np.asarray(s.probs, dtype=np.float64).copy()
+        q[np.arange(n), s.labels] -= 1.0
+        return np.einsum("ij,ij->i", q, q)
+    if metric in ("s99_fraction", "s99_accuracy"):
+        sel = (conf >= 0.99).astype(np.float64)
+        return np.stack([sel, sel * hit], axis=1)
+    if metric in ("ece", "mce"):
+        b = _b.bin_index(conf, _b.width_edges(N_BINS), "right", uniform=True)
+        rows = np.arange(n)
+        res = sparse.csr_matrix((hit - conf, (rows, b)), shape=(n, N_BINS))
+        cnt = sparse.csr_matrix((np.ones(n), (rows, b + N_BINS)), shape=(n, 2 * N_BINS))
+        return sparse.hstack([res, cnt[:, N_BINS:]]).tocsr()
+    if metric == "classwise_ece":
+        p = np.asarray(s.probs, dtype=np.float64)
+        k = p.shape[1]
+        b = _b.bin_index(p, _b.width_edges(N_BINS), "right", uniform=True)
+        cols = (b + N_BINS * np.arange(k)[None, :]).ravel()
+        vals = ((s.labels[:, None] == np.arange(k)[None, :]).astype(np.float64) - p).ravel()
+        return sparse.csr_matrix((vals, (np.repeat(np.arange(n), k), cols)), shape=(n, k * N_BINS))
+    if metric == "auroc":
+        if ood_set not in s.ood:
+            raise ValueError(f"the run has no out-of-distribution probabilities of set {ood_set!r}; "
+                             f"it has: {', '.join(s.ood) or 'none'}")
+        h_in, h_out = (_entropy(p) for p in (s.probs, s.ood[ood_set]))
+        order = np.argsort(h_in, kind="stable")
+        srt = h_in[order]
+        return order, np.searchsorted(srt, h_out, "left"), np.searchsorted(srt, h_out, "right")
+    raise ValueError(f"metric {metric!r} has no per-example terms")
+
+
+def _entropy(p) -> np.ndarray:
+    p = np.asarray(p, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -np.where(p > 0, p * np.log(p), 0.0).sum(axis=1)
+
+
+def _auroc(w: np.ndarray, order, lo, hi) -> np.ndarray:
+    """Weighted Mann-Whitney AUROC, P(H_out > H_in) + P(H_out = H_in) / 2, per resample:
+    an in-example and an out-example count with the product of their weights."""
+    n = w.shape[1]
+    out = np.empty(w.shape[0])
+    for a in range(0, w.shape[0], 100):
+        blk = w[a:a + 100].astype(np.float64)
+        cum = np.concatenate([np.zeros((blk.shape[0], 1)), np.cumsum(blk[:, order], axis=1)], axis=1)
+        below, upto = cum[:, lo], cum[:, hi]
+        out[a:a + 100] = (blk * (below + 0.5 * (upto - below))).sum(axis=1) / (blk.sum(axis=1) ** 2)
+    return out
+
+
+def replicated(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.ndarray:
+    """``metric`` (percent) of ``s`` on each resample (row) of the weights ``w``; metrics
+    outside :data:`VECTORISED` on the first :data:`N_BOOT_SLOW` rows only."""
+    check_metric(metric)
+    w = np.asarray(w)
+    if w.ndim != 2 or w.shape[1] != s.n:
+        raise ValueError(f"w must be a (resamples, {s.n}) weight matrix; got shape {w.shape}")
+    if metric in SLOW:
+        return np.array([100 * SLOW[metric](s.probs[i], s.labels[i]) for i in map(indices, w[:N_BOOT_SLOW])])
+    total = w.sum(axis=1, dtype=np.float64)
+    t = s.terms(metric, ood_set)
+    if metric in ("error", "accuracy", "nll", "brier"):
+        return 100 * matmul(w, t) / total
+    if metric in ("s99_fraction", "s99_accuracy"):
+        sums = matmul(w, t)
+        if metric == "s99_fraction":
+            return 100 * sums[:, 0] / total
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return 100 * sums[:, 1] / sums[:, 0]
+    if metric == "auroc":
+        return 100 * _auroc(w, *t)
+    sums = matmul(w, t)
+    if metric == "ece":
+        return 100 * np.abs(sums[:, :N_BINS]).sum(axis=1) / total
+    if metric == "mce":
+        gap, cnt = np.abs(sums[:, :N_BINS]), sums[:, N_BINS:]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return 100 * np.nanmax(np.where(cnt > 0, gap / cnt, np.nan), axis=1)
+    k = s.probs.shape[1]
+    return 100 * np.abs(sums).sum(axis=1) / (total * k)
+
+
+def point(s: Scored, metric: str, ood_set: str = "") -> float:
+    """``metric`` (percent) of ``s`` on all its test examples."""
+    return float(replicated(s, metric, np.ones((1, s.n), dtype=np.uint16), ood_set)[0])
+
+
+def plain(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.ndarray:
+    """The plain loop: each resample's examples gathered by index and scored by the
+    package's metric functions (:mod:`replicate.metrics`) - the oracle of :func:`replicated`."""
+    out = []
+    for i in map(indices, np.asarray(w)):
+        p, y = s.probs[i], s.labels[i]
+        if metric == "auroc":
+            v = _m.ood_auroc(p, s.ood[ood_set][i], validate=False)
+        elif metric == "nll":
+            v = -float(np.mean(s.logp_y[i]))
+        elif metric in SLOW:
+            v = SLOW[metric](p, y)
+        else:
+            v = {"ece": lambda: _m.ece(p, y, validate=False), "mce": lambda: _m.mce(p, y, validate=False),
+                 "classwise_ece": lambda: _m.classwise_ece(p, y, validate=False),
+                 "error": lambda: _m.error_rate(p, y, validate=False),
+                 "accuracy": lambda: 1 - _m.error_rate(p, y, validate=False),
+                 "brier": lambda: _m.brier(p, y, validate=False),
+                 "s99_fraction": lambda: _m.s99(p, y, validate=False)[0],
+                 "s99_accuracy": lambda: _m.s99(p, y, validate=False)[1]}[check_metric(metric)]()
+        out.append(100 * v)
+    return np.array(out)
