@@ -80,7 +80,10 @@ def decide_over(test: Test, ev: Evidence, over: Over) -> Resolution:
     if len(live) == 1 and not several:
         return next(iter(live.values()))
     res = _joined(list(got.values()), outcome)
-    text = " | ".join(_row_text(n, r, several) for n, r in got.items())
+    skipped = [n for n, r in got.items() if r.verdict == NOT_TESTED]
+    text = " | ".join(_row_text(n, r, several) for n, r in got.items() if r.verdict != NOT_TESTED)
+    if skipped:
+        text += f" | not tested: {'; '.join(skipped)}"
     return Resolution(outcome, text=text, noise=res.noise, needs=outcome.note if outcome.verdict == INCONCLUSIVE
                       else "", used=res.used, parts=res.parts)
 

@@ -46,14 +46,25 @@ class Source:
         return getattr(importlib.import_module(module), name)
 
 
+def _experiment(chapter: str, name: str) -> str:
+    """The builder of an experiment chapter: its report's (``report:claims``), which computes
+    the chapter's evidence once for the notebook and the registry; a chapter not yet moved
+    to a report keeps ``claims:claims``."""
+    import importlib.util
+
+    module = f"replicate.experiments.{chapter}.report"
+    if importlib.util.find_spec(module) is None:
+        module = f"replicate.experiments.{chapter}.claims"
+    return f"{module}:{name}"
+
+
 def _sources() -> tuple[Source, ...]:
     """Every claim source, in book order: the five theory chapters, the five experiment
     chapters, then the leaderboard's five headline claims (papers in :data:`PAPERS` order)."""
-    out = []
-    for kind, layer, notebook in (("theory", "theory", "theory"), ("experiment", "experiments", "exp")):
-        out += [Source(p.key, kind, f"{notebook}_{p.chapter}", f"replicate.{layer}.{p.chapter}.claims:claims")
-                for p in PAPERS.values()]
-    out += [Source(p.key, "experiment", "exp_leaderboard", f"replicate.experiments.leaderboard.claims:claims_{p.key}")
+    out = [Source(p.key, "theory", f"theory_{p.chapter}", f"replicate.theory.{p.chapter}.claims:claims")
+           for p in PAPERS.values()]
+    out += [Source(p.key, "experiment", f"exp_{p.chapter}", _experiment(p.chapter, "claims")) for p in PAPERS.values()]
+    out += [Source(p.key, "experiment", "exp_leaderboard", _experiment("leaderboard", f"claims_{p.key}"))
             for p in PAPERS.values()]
     return tuple(out)
 

@@ -202,15 +202,20 @@ class Lowest(Statistic):
         return super().run(ev, row)
 
     def statement(self, names: Names) -> str:
-        rank = "highest" if self.largest else "lowest"
-        nth = "the " + (rank if self.top == 1 else f"{self.top}th {rank}")
-        return f"{self.q.label(names)} − {nth} of {', '.join(r.label(names) for r in self.rivals)}"
+        best = "max" if self.largest else "min"
+        best = best if self.top == 1 else f"{self.top}th {'largest' if self.largest else 'smallest'}"
+        q, rivals = self.q, self.rivals
+        if isinstance(q, Cell) and all(isinstance(r, Cell) and (r.metric, r.post, r.setting) ==
+                                       (q.metric, q.post, q.setting) for r in rivals):
+            head = Cell(q.method, q.metric, q.post, q.setting).label(Names(metrics=names.metrics)).split(" ", 1)[1]
+            return f"{head}: {names.method(q.method)} − {best}({', '.join(names.method(r.method) for r in rivals)})"
+        return f"{q.label(names)} − {best}({', '.join(r.label(names) for r in rivals)})"
 
     def how(self, names: Names) -> str:
         rank = "highest" if self.largest else "lowest"
         among = "the " + rank if self.top == 1 else f"among the {self.top} {rank}"
-        return f"{self.q.label(names)} is {among} of {len(self.rivals) + 1} ({self.statement(names)} " \
-               f"{OP_WORDS[self.op]} 0)"
+        return f"{self.q.label(names)} is {among} of {len(self.rivals) + 1}: {self.statement(names)} " \
+               f"{OP_WORDS[self.op]} 0"
 
 
 class Highest(Lowest):
@@ -448,11 +453,8 @@ class _AtSeed(Test):
     def __init__(self, test: Test, ev):
         self.test, self.ev = test, ev
 
-    def key(self):
-        return ("_AtSeed", self.test.key(), id(self.ev))
-
-    def run(self, ev, row: str) -> Resolution:
-        return self.test(self.ev, row)
+    def __call__(self, ev, row: str) -> Resolution:
+        return self.test(self.ev, row)              # remembered on the seed's own evidence
 
 
 __all__ = ["ALPHA", "Test", "Statistic", "Difference", "Lowest", "Highest", "Value", "Within", "near_one", "is_one",

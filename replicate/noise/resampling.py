@@ -13,7 +13,8 @@ Every resample ``b`` of a row of our runs is one draw of a two-level bootstrap:
 
 A resampled metric is then a matrix product: per-example terms (a hit, a log-loss, a
 residual in its bin) summed with the weights of each resample, ``W @ terms``
-(:mod:`replicate.noise.scores`). The first ``k`` rows of ``W`` are themselves a valid set of
+(:mod:`replicate.noise.scores`); the matrices are kept per size for the process (a
+row of 10,000 test examples and 1,000 resamples: 80 MB). The first ``k`` rows of ``W`` are themselves a valid set of
 ``k`` resamples, so metrics that must be recomputed one resample at a time use the first
 :data:`N_BOOT_SLOW` rows of the same draws and stay joint with the rest.
 """
@@ -28,8 +29,6 @@ N_BOOT = 1000
 #: Resamples of a metric recomputed one resample at a time (equal-mass and debiased ECEs,
 #: ECE-sweep, smooth ECE) and of a temperature chosen again on each resample.
 N_BOOT_SLOW = 200
-#: Rows of ``W`` turned into float64 at once in the matrix products.
-CHUNK = 250
 
 
 def _count(name: str, v, least: int = 1) -> int:
@@ -40,7 +39,7 @@ def _count(name: str, v, least: int = 1) -> int:
 
 @functools.lru_cache(maxsize=16)
 def weights(n: int, n_boot: int = N_BOOT, seed: int = 0, stream: str = "test") -> np.ndarray:
-    """``(n_boot, n)`` multiplicities (uint16): row ``b`` counts how often each of ``n``
+    """``(n_boot, n)`` multiplicities (float64, exact small integers): row ``b`` counts how often each of ``n``
     examples is drawn in resample ``b`` (``n`` draws with replacement). Deterministic in
     ``(n, n_boot, seed, stream)``; ``stream`` separates the test set's draws from the
     validation set's. Read-only (shared by every run of the process)."""
@@ -48,7 +47,7 @@ def weights(n: int, n_boot: int = N_BOOT, seed: int = 0, stream: str = "test") -
     rng = np.random.default_rng([_count("seed", seed, 0), n, sum(map(ord, stream))])
     idx = rng.integers(0, n, size=(n_boot, n))
     flat = (idx + n * np.arange(n_boot)[:, None]).ravel()
-    w = np.bincount(flat, minlength=n_boot * n).reshape(n_boot, n).astype(np.uint16)
+    w = np.bincount(flat, minlength=n_boot * n).reshape(n_boot, n).astype(np.float64)
     w.flags.writeable = False
     return w
 
@@ -87,15 +86,11 @@ def over_seeds(per_seed: np.ndarray, seed: int = 0) -> np.ndarray:
 
 
 def matmul(w: np.ndarray, terms) -> np.ndarray:
-    """``w @ terms`` for a uint16 weight matrix and a dense or sparse ``(n, k)`` (or ``(n,)``)
-    array of per-example terms, in float64 chunks of :data:`CHUNK` rows."""
+    """``w @ terms`` for a weight matrix and a dense or sparse ``(n, k)`` (or ``(n,)``) array of
+    per-example terms, in float64."""
     from scipy import sparse
 
-    one = not sparse.issparse(terms) and np.ndim(terms) == 1
-    t = terms.reshape(-1, 1) if one else terms
-    tt = t.T.tocsr() if sparse.issparse(t) else None
-    out = np.empty((w.shape[0], t.shape[1]))
-    for a in range(0, w.shape[0], CHUNK):
-        block = w[a:a + CHUNK].astype(np.float64)
-        out[a:a + CHUNK] = (tt @ block.T).T if tt is not None else block @ t
-    return out[:, 0] if one else out
+    wd = w if w.dtype == np.float64 else np.asarray(w, dtype=np.float64)
+    if sparse.issparse(terms):
+        return np.asarray((terms.T.tocsr() @ wd.T).T)
+    return wd @ np.asarray(terms, dtype=np.float64)

@@ -43,7 +43,10 @@ class RowRuns:
     selector}`` (default ``"ece"``); ``ood_settings`` ``{table setting: OOD set}``: the
     settings whose AUROC reads an out-of-distribution set of the main runs
     (``{"ood=SVHN": "svhn"}``); ``named`` ``{key: Draws or reason}`` for the chapter's
-    :class:`~replicate.claims.evidence.Named` quantities."""
+    :class:`~replicate.claims.evidence.Named` quantities; ``scored`` ``{(method, setting,
+    seed, post): Scored}``: calibrations the chapter made itself (another selection metric,
+    grid or map), used instead of :func:`calibrate`. A run may stand under several settings
+    (the same model calibrated several ways)."""
 
     name: str
     dataset: str
@@ -53,6 +56,7 @@ class RowRuns:
     t_selected_by: dict = field(default_factory=dict)
     ood_settings: dict = field(default_factory=dict)
     named: dict = field(default_factory=dict)
+    scored: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if not isinstance(self.runs, dict) or not self.runs:
@@ -112,14 +116,17 @@ class RunsEvidence(Evidence):
         return self._draws[key]
 
     def identical(self, row: str, a, b) -> str | None:
-        if not (isinstance(a, Cell) and isinstance(b, Cell)) or (a.method, a.setting) == (b.method, b.setting):
+        if not (isinstance(a, Cell) and isinstance(b, Cell)) or (a.metric, a.post) != (b.metric, b.post):
             return None
         r = self.row(row)
         sa, sb = r.seeds(a.method, a.setting), r.seeds(b.method, b.setting)
         if not sa or sa != sb:
             return None
-        if all(self._print(r.runs[(a.method, a.setting, s)]) == self._print(r.runs[(b.method, b.setting, s)])
-               for s in sa):
+        ra = [r.runs[(a.method, a.setting, s)] for s in sa]
+        rb = [r.runs[(b.method, b.setting, s)] for s in sa]
+        if any(x.key == y.key for x, y in zip(ra, rb)):
+            return None                                  # one run under two settings: compared on purpose
+        if all(self._print(x) == self._print(y) for x, y in zip(ra, rb)):
             na, nb = (self.names.method(c.method) + (f" ({c.setting})" if c.setting else "") for c in (a, b))
             return f"{na} and {nb} have identical test logits ({_span(sa)})"
         return None
@@ -132,7 +139,8 @@ class RunsEvidence(Evidence):
         out = {}
         for s in seeds:
             one = RowRuns(r.name, r.dataset, r.model, {k: v for k, v in r.runs.items() if k[2] == s},
-                          {k: v for k, v in r.temperatures.items() if k[2] == s}, r.t_selected_by, r.ood_settings)
+                          {k: v for k, v in r.temperatures.items() if k[2] == s}, r.t_selected_by, r.ood_settings,
+                          {}, {k: v for k, v in r.scored.items() if k[2] == s})
             ev = RunsEvidence([one], self.source, self.names, self.n_boot, self.seed)
             ev._scored, ev._prints = self._scored, self._prints
             out[s] = ev
@@ -157,6 +165,8 @@ class RunsEvidence(Evidence):
 
     def scored(self, r: RowRuns, method: str, setting: str, seed: int, post: str, selector: str) -> scores.Scored:
         """The run after ``post`` (T of the table, chosen by ``selector``), cached per run."""
+        if (method, setting, seed, post) in r.scored:
+            return r.scored[(method, setting, seed, post)]
         run = r.runs[(method, setting, seed)]
         key = (run.key, post, selector if post != "none" else "")
         if key not in self._scored:

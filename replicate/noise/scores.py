@@ -144,7 +144,7 @@ def _auroc(w: np.ndarray, order, lo, hi) -> np.ndarray:
     n = w.shape[1]
     out = np.empty(w.shape[0])
     for a in range(0, w.shape[0], 100):
-        blk = w[a:a + 100].astype(np.float64)
+        blk = np.asarray(w[a:a + 100], dtype=np.float64)
         cum = np.concatenate([np.zeros((blk.shape[0], 1)), np.cumsum(blk[:, order], axis=1)], axis=1)
         below, upto = cum[:, lo], cum[:, hi]
         out[a:a + 100] = (blk * (below + 0.5 * (upto - below))).sum(axis=1) / (blk.sum(axis=1) ** 2)
@@ -185,7 +185,7 @@ def replicated(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.n
 
 def point(s: Scored, metric: str, ood_set: str = "") -> float:
     """``metric`` (percent) of ``s`` on all its test examples."""
-    return float(replicated(s, metric, np.ones((1, s.n), dtype=np.uint16), ood_set)[0])
+    return float(replicated(s, metric, np.ones((1, s.n)), ood_set)[0])
 
 
 def plain(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.ndarray:

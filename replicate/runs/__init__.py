@@ -21,8 +21,8 @@ from .layout import STORES, checkpoint_path, store_dir
 from .records import Run
 from .session import SessionReport, train_within
 from .spec import RunConfig, canonical_json, dataset_kind, option_keys, resolve
-from .store import find, get_or_train, list_runs, load, promote, write_record
+from .store import find, get_or_train, list_runs, load, promote, seeds_in_store, write_record
 
 __all__ = ["RunConfig", "Run", "get_or_train", "find", "load", "list_runs", "promote", "write_record",
-           "resolve", "canonical_json", "dataset_kind", "option_keys", "build", "clear_data_cache", "store_dir",
+           "seeds_in_store", "resolve", "canonical_json", "dataset_kind", "option_keys", "build", "clear_data_cache", "store_dir",
            "checkpoint_path", "STORES", "pack", "unpack", "archive", "train_within", "SessionReport"]
