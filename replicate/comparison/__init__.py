@@ -52,7 +52,7 @@ from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, ft
                            posthoc_logits, resolve_grid, summarise_posthoc)
 from .posthoc_eval import cell as posthoc_value
 from .posthoc_tables import fts_caption, fts_column, paper_posthoc, posthoc_table, posthoc_tips, styled
-from . import agreement, board, chapter, layouts, noise, pairs, scale, stats, wording
+from . import agreement, board, chapter, layouts, noise, pairs, stats, wording
 from .plan import (Plan, add_referenced, check_datasets, check_seeds, configs, load, load_groups, reuse_finished, train,
                    train_configs)
 from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_name, describe_runs,
@@ -62,7 +62,7 @@ from .verdicts import Claim, below, log_claims, lowest, present, short, verdicts
 
 __all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "Plan", "check_seeds", "configs", "train",
            "train_configs", "load", "load_groups", "check_datasets", "add_referenced", "reuse_finished", "board",
-           "pairs", "agreement", "stats", "chapter", "noise", "scale", "wording", "PaperReference",
+           "pairs", "agreement", "stats", "chapter", "noise", "wording", "PaperReference",
            "paper_reference", "paper_values", "metric_tables",
            "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits", "evaluate_runs",
            "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption", "styled_table",

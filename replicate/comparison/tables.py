@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import metrics, posthoc, smce
+from ..book.scale import data_name
 from ..papers import get_paper
 from .paper import PaperReference, metric_tables
 
@@ -211,17 +212,6 @@ def evidence_label(runs: dict) -> str:
     seeds = sorted({s for _, s in runs})
     return (f"ours: {run.config.profile}, {run.resolved['dataset']}, {run.resolved['model']}, "
             f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}")
-
-
-def data_name(run) -> str:
-    """The display name of the data copy a run was trained on (e.g. "CIFAR-10 (JPEG q75)"):
-    from its record (:attr:`replicate.runs.Run.data`), else from the data set loaded now."""
-    recorded = run.data.get("name")
-    if recorded:
-        return recorded
-    from ..runs.build import load_data
-
-    return load_data(run.resolved).info.display_name
 
 
 def table_caption(metric: str, ref: PaperReference, ours: str, selected_by: str | None = None,
