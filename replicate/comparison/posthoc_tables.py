@@ -11,7 +11,7 @@ import math
 import pandas as pd
 
 from .methods import Method
-from .posthoc_eval import (GRID_NAMES, POSTHOC_METRICS, SELECT_NAMES, cell, evaluate_posthoc, resolve_grid,
+from .evaluation.posthoc import (GRID_NAMES, POSTHOC_METRICS, SELECT_NAMES, cell, evaluate_posthoc, resolve_grid,
                            summarise_posthoc)
 
 SUMMARY_COLUMNS = ["dataset", "model", "method", "posthoc", "select", "link", "metric", "mean", "std", "T", "T_std",
