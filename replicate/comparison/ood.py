@@ -98,7 +98,7 @@ def ood_side_by_side(ours: pd.DataFrame, papers: dict, methods, digits: int = 2)
     logits of the set). ``ours`` is :func:`evaluate_ood` output. Each method is compared
     with its printed method (``Method.compared_with``)."""
     from .evaluation.tables import _cell, summarise
-    from .tables import _fmt
+    from .side_by_side.tables import _fmt
 
     ours_s = summarise(ours) if len(ours) else ours.assign(mean=[], std=[], T_std=[])
     table = {}

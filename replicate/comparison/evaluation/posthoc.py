@@ -9,7 +9,7 @@ test logits. Every experiment chapter and the leaderboard use it for their "+ FT
   ``"ts"`` (``T`` on the grid), ``"fts"`` (``(gamma_ev, T)`` on ``gammas`` x the grid).
 - :func:`summarise_posthoc`: mean and sample standard deviation over seeds, the mean ``T``
   and the ``gamma_ev`` chosen most often.
-- drawn in :mod:`replicate.comparison.posthoc_tables`: :func:`~replicate.comparison.paper_posthoc`,
+- drawn in :mod:`replicate.comparison.side_by_side.posthoc`: :func:`~replicate.comparison.paper_posthoc`,
   a paper's printed post-hoc table (the FTS paper's Table 1) in the same layout, and
   :func:`~replicate.comparison.posthoc_table` both side by side in the paper's layout;
   :func:`~replicate.comparison.fts_column`: "before / TS / + FTS" for one metric, for any

@@ -7,10 +7,10 @@ import math
 
 import pandas as pd
 
-from ..book.scale import data_name
-from ..papers import get_paper
-from .evaluation.tables import METRIC_NAMES, METRICS, T_SELECTED_BY, _cell, summarise
-from .paper import PaperReference, metric_tables
+from ...book.scale import data_name
+from ...papers import get_paper
+from ..evaluation.tables import METRIC_NAMES, METRICS, T_SELECTED_BY, _cell, summarise
+from ..paper import PaperReference, metric_tables
 
 
 def _fmt(mean: float, std: float = math.nan, T: float = math.nan, T_std: float = math.nan, digits: int = 2) -> str:
