@@ -7,6 +7,8 @@ import pytest
 import replicate as rp
 from replicate import comparison as cmp
 from replicate import experiments
+from replicate.claims import counts as vocabulary_counts
+from replicate.claims.counts import _PHRASES, tally_text, verdict_counts
 
 
 def test_chapter_plan_takes_exactly_the_chapters_parameters():
@@ -133,10 +135,16 @@ def test_verdict_counts_follow_one_glue_key_convention():
     none = cmp.chapter.verdict_counts(frame, {"x": "no such label"})
     assert none["n_claims_x"] == "0" and "claim1_x" not in none
     assert none["tally_x"] == "0 hold and 0 fail"
+    # the counting lives in claims/, which knows no noise rule: the chapter contract adds it
+    plain = verdict_counts(frame, {"ours": "ours", "paper": "paper: b"}, per_claim=True)
+    assert "noise_rule" not in plain and plain == {k: v for k, v in n.items() if k != "noise_rule"}
+    assert verdict_counts(frame, {}, rule_text="the rule")["noise_rule"] == "the rule"
+    # rp.claims.counts is still the vocabulary's {verdict: count}, not the module of that name
+    assert vocabulary_counts is rp.claims.vocabulary.counts
 
 
 def test_a_tally_agrees_with_its_counts_and_names_every_verdict():
-    tally = cmp.chapter.tally_text
+    tally = tally_text
     assert tally(["holds", "fails", "fails", "fails", "inconclusive", "not tested", "not tested"]) == \
         "1 holds, 3 fail, 1 is inconclusive and 2 cannot be tested"
     assert tally(["inconclusive"] * 2 + ["holds"] * 2 + ["fails"]) == "2 hold, 1 fails and 2 are inconclusive"
@@ -145,6 +153,6 @@ def test_a_tally_agrees_with_its_counts_and_names_every_verdict():
     every = [v for i, v in enumerate(rp.claims.VERDICTS) for _ in range(i + 1)]
     text = tally(every)
     assert sum(int(w) for w in text.replace(",", " ").split() if w.isdigit()) == len(every)
-    assert all(cmp.chapter._PHRASES[v][1] in text for v in rp.claims.VERDICTS[1:])
+    assert all(_PHRASES[v][1] in text for v in rp.claims.VERDICTS[1:])
     with pytest.raises(ValueError, match="verdicts must be among"):
         tally(["holds", "true"])

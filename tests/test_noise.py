@@ -18,7 +18,7 @@ from generated_data import shifted_model_probs
 
 from replicate import posthoc
 from replicate.comparison import board, noise, stats
-from replicate.comparison.tables import METRICS
+from replicate.comparison.evaluation import METRICS
 
 K = 4
 

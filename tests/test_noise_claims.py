@@ -20,7 +20,7 @@ from generated_data import shifted_model_probs
 from replicate import claims as cl
 from replicate import comparison as cmp
 from replicate.comparison import board, noise, wording
-from replicate.comparison.tables import METRICS
+from replicate.comparison.evaluation import METRICS
 
 K = 4
 V = ("holds", "fails", "inconclusive")

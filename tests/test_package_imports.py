@@ -68,5 +68,5 @@ def test_the_check_finds_a_stale_import():
     assert len(list(own_imports())) > 100  # the walk sees the package
     with pytest.raises(ModuleNotFoundError):
         _resolves("replicate.comparison.comparison", "data_name")
-    assert not _resolves("replicate.comparison.tables", "no_such_name")
-    assert _resolves("replicate.comparison.tables", "data_name")
+    assert not _resolves("replicate.comparison.side_by_side", "no_such_name")
+    assert _resolves("replicate.comparison.side_by_side", "data_name")

@@ -14,7 +14,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from replicate import metrics, plots  # noqa: E402
-from replicate.comparison import scale  # noqa: E402
+from replicate.book import scale  # noqa: E402
 from replicate.book import html as book_html, layout as html_layout, notebook_checks  # noqa: E402
 from replicate.plots import legibility  # noqa: E402
 
@@ -405,7 +405,7 @@ def test_every_experiment_chapter_glues_its_scale_box_at_the_top():
         text = chapter.source.read_text()
         head = text.split("```{code-cell}", 1)[0]
         assert "```{glue:md} scale_box\n:format: myst\n```" in head, chapter.name
-        assert 'glue("scale_box", rp.comparison.scale.box(runs), display=False)' in text, chapter.name
+        assert 'glue("scale_box", rp.book.scale.box(runs), display=False)' in text, chapter.name
 
 
 def test_no_chapter_sends_readers_to_a_file_outside_the_book():

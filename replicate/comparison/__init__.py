@@ -10,19 +10,22 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    :func:`load` reads them without training (:func:`load_groups`: the groups that are
    complete); :func:`check_datasets` and :func:`add_referenced` are the steps every
    chapter's plan shares.
-3. :mod:`.tables` -- :func:`evaluate_runs` recomputes every table metric from the stored
-   logits, before and after temperature scaling; :func:`side_by_side` and
-   :func:`styled_table` set ours beside the paper's numbers with the difference.
-4. :mod:`.paper` -- :func:`paper_reference` (the paper's row for our data and network, or
+3. :mod:`.evaluation` -- our side, recomputed from the runs' stored logits:
+   :func:`evaluate_runs` every table metric before and after temperature scaling
+   (:mod:`.evaluation.tables`), :func:`evaluate_posthoc` no calibration, temperature scaling
+   and focal temperature scaling of any run, fitted on validation by a named metric over a
+   named grid (the FTS paper's evaluation; :mod:`.evaluation.posthoc`), and their summaries
+   over seeds (:func:`summarise`, :func:`summarise_posthoc`).
+4. :mod:`.side_by_side` -- ours beside the paper's numbers: :func:`side_by_side` and
+   :func:`styled_table` with the difference and our intervals (:mod:`.side_by_side.tables`);
+   :func:`paper_posthoc` (a printed TS/FTS table), :func:`posthoc_table` (both in the FTS
+   paper's layout) and :func:`fts_column` (the "+ FTS" column of any chapter;
+   :mod:`.side_by_side.posthoc`).
+5. :mod:`.paper` -- :func:`paper_reference` (the paper's row for our data and network, or
    the closest one) and :func:`paper_values` (its printed numbers, in our layout), for
    any paper of :mod:`replicate.paper_tables`.
-5. :mod:`.stats` -- intervals over seeds, paired tests, seeds needed, bootstrap ranks and
+6. :mod:`.stats` -- intervals over seeds, paired tests, seeds needed, bootstrap ranks and
    Kendall's tau (whether a difference between methods is real).
-6. :mod:`.posthoc_eval` -- :func:`evaluate_posthoc`: no calibration, temperature scaling and
-   focal temperature scaling of any run, fitted on validation by a named metric over a
-   named grid (FTS paper's evaluation); :func:`summarise_posthoc`. :mod:`.posthoc_tables`:
-   :func:`paper_posthoc` (a printed TS/FTS table), :func:`posthoc_table` (both in the FTS
-   paper's layout) and :func:`fts_column` (the "+ FTS" column of any chapter).
 7. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
    paper's own row), written into a :class:`replicate.claims.ClaimLog`.
 8. :mod:`.layouts` -- a paper's tables in long form over every row and setting (by table,
@@ -39,7 +42,7 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    the sortable table), :mod:`.pairs` (paired tests over seeds for every pair of methods, with
    the seeds each difference would need) and :mod:`.agreement` (Kendall's tau between our
    ranking and each paper's, and between the papers).
-11. :mod:`.chapter` -- the chapter contract: the modules every experiment chapter folder
+12. :mod:`.chapter` -- the chapter contract: the modules every experiment chapter folder
    holds, and what they share (:func:`chapter.chapter_log`, :func:`chapter.verdict_counts`
    and its glue keys, :func:`chapter.at_profile`, :func:`chapter.not_in_store`).
 
@@ -48,21 +51,20 @@ All metric values are percentages, as the papers print them; temperatures are no
 from . import ood
 from .methods import METHODS, Method, methods_frame, resolve_methods
 from .paper import PaperReference, metric_tables, paper_reference, paper_values
-from .posthoc_eval import (GRIDS, POSTHOC, POSTHOC_METRICS, evaluate_posthoc, fts_search, optimal_temperatures,
-                           posthoc_logits, resolve_grid, summarise_posthoc)
-from .posthoc_eval import cell as posthoc_value
-from .posthoc_tables import fts_caption, fts_column, paper_posthoc, posthoc_table, posthoc_tips, styled
-from . import agreement, board, chapter, layouts, noise, pairs, scale, stats, wording
+from .evaluation import (GRIDS, METRIC_NAMES, METRICS, POSTHOC, POSTHOC_METRICS, T_SELECTED_BY, TABLE_METRICS,
+                         evaluate_logits, evaluate_posthoc, evaluate_runs, fts_search, optimal_temperatures,
+                         posthoc_logits, posthoc_value, quote, resolve_grid, summarise, summarise_posthoc, value)
+from . import agreement, board, chapter, layouts, noise, pairs, stats, wording
 from .plan import (Plan, add_referenced, check_datasets, check_seeds, configs, load, load_groups, reuse_finished, train,
                    train_configs)
-from .tables import (METRIC_NAMES, METRICS, T_SELECTED_BY, TABLE_METRICS, data_name, describe_runs,
-                     evaluate_logits, evaluate_runs, evidence_label, quote, s99_side_by_side, side_by_side,
-                     styled_table, summarise, table_caption, value)
+from .side_by_side import (data_name, describe_runs, evidence_label, fts_caption, fts_column, paper_posthoc,
+                           posthoc_table, posthoc_tips, s99_side_by_side, side_by_side, styled, styled_table,
+                           table_caption)
 from .verdicts import Claim, below, log_claims, lowest, present, short, verdicts
 
 __all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "Plan", "check_seeds", "configs", "train",
            "train_configs", "load", "load_groups", "check_datasets", "add_referenced", "reuse_finished", "board",
-           "pairs", "agreement", "stats", "chapter", "noise", "scale", "wording", "PaperReference",
+           "pairs", "agreement", "stats", "chapter", "noise", "wording", "PaperReference",
            "paper_reference", "paper_values", "metric_tables",
            "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits", "evaluate_runs",
            "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption", "styled_table",

@@ -155,7 +155,7 @@ def score(cal: Calibrated, metric: str, idx=None) -> float:
         return 100 * _m.ood_auroc(p, cal.ood_probs if idx is None else cal.ood_probs[idx], validate=False)
     if metric == "nll":
         return -100 * float(np.mean(lpy))
-    from .tables import METRICS
+    from .evaluation import METRICS
 
     return 100 * METRICS[metric][1](p, y, None)
 

@@ -33,17 +33,20 @@ runs)``, ``ch.views``, ``ch.figures``.
 
 Shared here: :data:`SECTION`, :func:`at_profile` (a default that depends on the profile),
 :func:`not_in_store` (the reason a claim on our runs is not tested), :func:`chapter_log`
-(every chapter's claims table is built by it) and :func:`verdict_counts`, the one glue-key
-convention of the verdict prose: ``n_claims_<side>``, ``n_<verdict>_<side>`` (spaces as
-underscores: ``n_not_tested_ours``), ``n_holds_any_<side>``, ``tally_<side>`` (the counts as
-one clause whose verbs agree with them, :func:`tally_text`) and ``claim<i>_<side>``.
+(every chapter's claims table is built by it), :func:`noise_rule` and :func:`verdict_counts`,
+the one glue-key convention of the verdict prose: ``n_claims_<side>``, ``n_<verdict>_<side>``
+(spaces as underscores: ``n_not_tested_ours``), ``n_holds_any_<side>``, ``tally_<side>`` (the
+counts as one clause whose verbs agree with them, :func:`replicate.claims.counts.tally_text`),
+``claim<i>_<side>``, ``evidence_split`` and ``noise_rule`` (the counting is
+:func:`replicate.claims.counts.verdict_counts`; the rule, which reads this package's noise
+thresholds, is added here).
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..claims import (BEYOND_THE_PAPER, DEPENDS_ON_READING, FAILS, HOLDS, HOLDS_WITH_CONDITIONS, INCONCLUSIVE,
-                      MISPRINTED, NOT_TESTED, VERDICTS, ClaimLog)
+from ..claims import ClaimLog
+from ..claims.counts import verdict_counts as _verdict_counts
 from .verdicts import log_claims
 
 #: The heading of an experiment chapter that decides its claims (the ledger links to it).
@@ -89,66 +92,10 @@ def noise_rule() -> str:
             f"{wording.DETECTS_AUROC:g} % (they detect at or near chance)")
 
 
-#: verdict -> (verb phrase for one claim, for several); every verdict of VERDICTS has one
-_PHRASES = {
-    HOLDS: ("holds", "hold"),
-    HOLDS_WITH_CONDITIONS: ("holds only with a condition", "hold only with a condition"),
-    MISPRINTED: ("rests on a misprinted number", "rest on misprinted numbers"),
-    DEPENDS_ON_READING: ("depends on how the sentence is read", "depend on how the sentence is read"),
-    FAILS: ("fails", "fail"),
-    INCONCLUSIVE: ("is inconclusive", "are inconclusive"),
-    BEYOND_THE_PAPER: ("goes beyond the paper", "go beyond the paper"),
-    NOT_TESTED: ("cannot be tested", "cannot be tested"),
-}
-#: verdicts a tally names even when none has them
-_ALWAYS = (HOLDS, FAILS)
-
-
-def tally_text(verdicts) -> str:
-    """The verdicts ``verdicts`` (an iterable of :data:`replicate.claims.VERDICTS` values) as
-    one clause with agreeing verbs, in the vocabulary's order: ``"1 holds, 3 fail, 1 is
-    inconclusive and 2 cannot be tested"``. Holds and fails are always named (``"0 fail"``),
-    the other verdicts only when some claim has them.
-
-    >>> tally_text(["holds", "fails", "fails", "inconclusive"])
-    '1 holds, 2 fail and 1 is inconclusive'
-    """
-    verdicts = list(verdicts)
-    unknown = sorted(set(verdicts) - set(VERDICTS))
-    if unknown:
-        raise ValueError(f"verdicts must be among {', '.join(VERDICTS)}; got {', '.join(map(repr, unknown))}")
-    parts = []
-    for verdict in VERDICTS:
-        n = verdicts.count(verdict)
-        if n or verdict in _ALWAYS:
-            parts.append(f"{n} {_PHRASES[verdict][0 if n == 1 else 1]}")
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
 def verdict_counts(frame, sides: Mapping[str, str], per_claim: bool = False) -> dict[str, str]:
-    """The numbers of a chapter's verdict prose, as glue texts, from its claims frame
-    (:meth:`replicate.claims.ClaimLog.frame`). A side ``who`` is the rows whose evidence
-    label starts with ``sides[who]`` (e.g. ``{"ours": "ours", "paper": "paper"}``):
-    ``n_claims_<who>`` (its rows), ``n_<verdict>_<who>`` for every verdict of
-    :data:`replicate.claims.VERDICTS` (``n_holds_ours``, ``n_not_tested_paper``),
-    ``n_holds_any_<who>`` (holds, with or without conditions), ``tally_<who>`` (the side's
-    verdicts as one clause, :func:`tally_text`) and, with ``per_claim``,
-    ``claim<i>_<who>``: the check of the side's i-th row (1-based, in the rules' order; a
-    "beyond the paper" row gives its own check). Two sentences every verdict section
-    quotes: ``evidence_split``, the verdicts split by what they rest on
-    (:func:`replicate.claims.ledger.split_summary`: the paper's tables, our runs at each
-    profile), and ``noise_rule``, the rule that decides a comparison on our runs
-    (:func:`noise_rule`)."""
-    from ..claims.ledger import split_summary
-
-    out = {"evidence_split": split_summary(frame), "noise_rule": noise_rule()}
-    for who, prefix in sides.items():
-        part = frame[frame.evidence.str.startswith(prefix)]
-        out[f"n_claims_{who}"] = str(len(part))
-        for verdict in VERDICTS:
-            out[f"n_{verdict.replace(' ', '_')}_{who}"] = str(int((part.verdict == verdict).sum()))
-        out[f"n_holds_any_{who}"] = str(int(part.verdict.str.startswith("holds").sum()))
-        out[f"tally_{who}"] = tally_text(part.verdict)
-        if per_claim:
-            out.update({f"claim{i}_{who}": check for i, check in enumerate(part.check, 1)})
-    return out
+    """The numbers of a chapter's verdict prose, as glue texts
+    (:func:`replicate.claims.counts.verdict_counts`: ``n_claims_<side>``, ``n_<verdict>_<side>``,
+    ``n_holds_any_<side>``, ``tally_<side>``, with ``per_claim`` ``claim<i>_<side>``, and
+    ``evidence_split``), with ``noise_rule``, the rule that decides a comparison on our runs
+    (:func:`noise_rule`): the two sentences every verdict section quotes."""
+    return _verdict_counts(frame, sides, per_claim, rule_text=noise_rule())

@@ -161,7 +161,7 @@ def _metric(m) -> tuple[str, bool, str]:
 
 
 def _check_metrics(metrics, *frames) -> None:
-    from .tables import METRICS
+    from .evaluation import METRICS
 
     known = set(METRICS).union(*(set(f["metric"]) for f in frames if f is not None and len(f)))
     unknown = [m for m in (_metric(m)[0] for m in metrics) if m not in known]

@@ -97,7 +97,8 @@ def ood_side_by_side(ours: pd.DataFrame, papers: dict, methods, digits: int = 2)
     ResNet-110 and Wide-ResNet rows) and ours (mean ± std over seeds; "–" where a run has no
     logits of the set). ``ours`` is :func:`evaluate_ood` output. Each method is compared
     with its printed method (``Method.compared_with``)."""
-    from .tables import _cell, _fmt, summarise
+    from .evaluation.tables import _cell, summarise
+    from .side_by_side.tables import _fmt
 
     ours_s = summarise(ours) if len(ours) else ours.assign(mean=[], std=[], T_std=[])
     table = {}

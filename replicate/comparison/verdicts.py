@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..claims import ClaimLog, as_outcome
 from .methods import METHODS
-from .tables import value
+from .evaluation import value
 
 
 @dataclass(frozen=True)

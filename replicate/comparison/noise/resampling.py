@@ -19,7 +19,7 @@ N_BINS = 15
 def metrics_allowed() -> tuple:
     """The metrics a comparison may use: the leaderboard's (:data:`board.BOARD_METRICS`) and
     every probability-based metric of the chapters' tables (:data:`replicate.comparison.METRICS`)."""
-    from ..tables import METRICS
+    from ..evaluation import METRICS
 
     return tuple(dict.fromkeys([*board.BOARD_METRICS, *(m for m in METRICS if m != "nll")]))
 
@@ -32,7 +32,7 @@ def check_metric(metric: str) -> str:
 
 
 def metric_label(metric: str) -> str:
-    from ..tables import METRIC_NAMES
+    from ..evaluation import METRIC_NAMES
 
     return board.BOARD_METRICS[metric][0] if metric in board.BOARD_METRICS else METRIC_NAMES[metric].split(" (")[0]
 
@@ -43,7 +43,7 @@ def score(cal: board.Calibrated, metric: str, idx=None) -> float:
     the probabilities."""
     if metric in board.BOARD_METRICS:
         return board.score(cal, metric, idx)
-    from ..tables import METRICS
+    from ..evaluation import METRICS
 
     check_metric(metric)
     p, y = (cal.probs, cal.labels) if idx is None else (cal.probs[idx], cal.labels[idx])

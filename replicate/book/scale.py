@@ -15,7 +15,8 @@ draws ``reps`` such test sets and averages their ECE (15 equal-width bins, the p
 metric). :func:`clt_floor` is the chapter's central-limit prediction of the same number,
 ``sum_b sqrt(2 v_b / pi) / N`` with ``v_b`` the summed ``c (1 - c)`` of bin ``b``.
 
-- :func:`describe` -> :class:`Scale`, the numbers;
+- :func:`describe` -> :class:`Scale`, the numbers (the data's name from :func:`data_name`, which
+  the chapters' captions use too, as :func:`replicate.comparison.data_name`);
 - :func:`box` -> :class:`ScaleBox`, a MyST admonition (``text/markdown``, for
   ``{glue:md}`` at the top of the chapter) with the same text as HTML (``text/html``, for
   the cross-page ``{glue:any}`` of the book's introduction).
@@ -63,7 +64,7 @@ VERDICT_SCOPE = {
 }
 
 __all__ = ["OFFICIAL_TRAIN", "VERDICT_SCOPE", "CalibratedTwin", "calibrated_ece", "clt_floor", "Scale",
-           "describe", "ScaleBox", "box"]
+           "data_name", "describe", "ScaleBox", "box"]
 
 
 # ----------------------------------------------------------------------------- noise floor
@@ -174,6 +175,21 @@ def _n_train(resolved: dict) -> int:
     return total - int(resolved.get("data", {}).get("val_size", 0))
 
 
+def data_name(run) -> str:
+    """The display name of the data copy a run was trained on (e.g. "CIFAR-10 (JPEG q75)"):
+    from its record (:attr:`replicate.runs.Run.data`), else from the data set loaded now."""
+    recorded = run.data.get("name")
+    if recorded:
+        return recorded
+    from ..runs.build import load_data
+
+    return load_data(run.resolved).info.display_name
+
+
+#: :func:`data_name` under a name that :func:`describe`'s argument ``data_name`` does not hide
+_recorded_name = data_name
+
+
 def describe(runs, data_name: str | None = None, reps: int = FLOOR_REPS, rng=0) -> Scale:
     """The :class:`Scale` of the image runs of ``runs`` (see :func:`_runs`): profile, data
     (``data_name``, else the runs' recorded data copy), networks, seeds, split sizes, epochs,
@@ -197,9 +213,7 @@ def describe(runs, data_name: str | None = None, reps: int = FLOOR_REPS, rng=0) 
     floors = [100 * calibrated_ece(metrics.probs_from_logits(z), reps=reps, rng=g)[0] for z, _ in test]
     errors = [100 * float(np.mean(np.argmax(z, axis=1) != y)) for z, y in test]
     if data_name is None:
-        from .tables import data_name as recorded_name
-
-        data_name = recorded_name(chosen[0])
+        data_name = _recorded_name(chosen[0])
     paper = get_profile("paper")
     paper_train = _n_train({**res[0], "n_train": None})
     return Scale(

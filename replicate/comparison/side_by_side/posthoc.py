@@ -10,9 +10,9 @@ import math
 
 import pandas as pd
 
-from .methods import Method
-from .posthoc_eval import (GRID_NAMES, POSTHOC_METRICS, SELECT_NAMES, cell, evaluate_posthoc, resolve_grid,
-                           summarise_posthoc)
+from ..evaluation.posthoc import (GRID_NAMES, POSTHOC_METRICS, SELECT_NAMES, cell, evaluate_posthoc, resolve_grid,
+                                 summarise_posthoc)
+from ..methods import Method
 
 SUMMARY_COLUMNS = ["dataset", "model", "method", "posthoc", "select", "link", "metric", "mean", "std", "T", "T_std",
                    "gamma", "gammas", "n_seeds", "note"]
@@ -32,7 +32,7 @@ def paper_posthoc(paper: str = "komisarenko2024", dataset: str | None = None, mo
     ``model`` labels when given. Printed once per post-hoc method, accuracy is listed under
     each selection metric of the table (the paper: selection does not change it); the
     printed gamma_ev of an FTS row is set on every selection (the paper prints one)."""
-    from .. import paper_tables
+    from ... import paper_tables
 
     info = paper_tables.paper_info(paper)
     tables = [t for ts in info.get("metric_tables", {}).values() for t in ts]
@@ -179,8 +179,8 @@ def posthoc_tips(table: pd.DataFrame, ours: pd.DataFrame, methods, metrics=("acc
 
 
 def styled(frame: pd.DataFrame, caption: str, precision: int | None = None):
-    """A table as a pandas Styler with ``caption`` below it (as :func:`styled_table`); numbers
-    shown with ``precision`` decimals when given."""
+    """A table as a pandas Styler with ``caption`` below it (as
+    :func:`replicate.comparison.styled_table`); numbers shown with ``precision`` decimals when given."""
     style = frame.style if precision is None else frame.style.format(precision=precision)
     return style.set_caption(caption).set_table_styles(
         [{"selector": "caption", "props": "caption-side: bottom; font-size: small; text-align: left;"}])

@@ -9,9 +9,11 @@ test logits. Every experiment chapter and the leaderboard use it for their "+ FT
   ``"ts"`` (``T`` on the grid), ``"fts"`` (``(gamma_ev, T)`` on ``gammas`` x the grid).
 - :func:`summarise_posthoc`: mean and sample standard deviation over seeds, the mean ``T``
   and the ``gamma_ev`` chosen most often.
-- :func:`paper_posthoc`: a paper's printed post-hoc table (the FTS paper's Table 1) in the
-  same layout, and :func:`posthoc_table` both side by side in the paper's layout.
-- :func:`fts_column`: "before / TS / + FTS" for one metric, for any chapter's runs.
+- drawn in :mod:`replicate.comparison.side_by_side.posthoc`: :func:`~replicate.comparison.paper_posthoc`,
+  a paper's printed post-hoc table (the FTS paper's Table 1) in the same layout, and
+  :func:`~replicate.comparison.posthoc_table` both side by side in the paper's layout;
+  :func:`~replicate.comparison.fts_column`: "before / TS / + FTS" for one metric, for any
+  chapter's runs.
 
 Grids (:data:`GRIDS`): ``"code"`` 0.05..5.00 step 0.05 (the FTS authors' code, the book's page "The authors' code"),
 ``"paper"`` 0.01..5.00 step 0.01 (FTS Sec. 5.1), ``"ts"`` 0.1..10.0 (Mukhoti et al.), or
@@ -25,9 +27,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import metrics as _m
-from .. import posthoc
-from ..posthoc.fts import authors_focal_link, check_clamp, fts_log_probs
+from ... import metrics as _m
+from ... import posthoc
+from ...posthoc.fts import authors_focal_link, check_clamp, fts_log_probs
 
 POSTHOC = ("none", "ts", "fts")
 SELECTORS = ("nll", "adaece", "ece")
@@ -195,7 +197,8 @@ def summarise_posthoc(frame: pd.DataFrame) -> pd.DataFrame:
 
 def cell(summary: pd.DataFrame, method: str, posthoc_setting: str, select: str, metric: str,
          col: str = "mean", link: str | None = None) -> float:
-    """One number of a :func:`summarise_posthoc` or :func:`paper_posthoc` frame (NaN when absent)."""
+    """One number of a :func:`summarise_posthoc` or :func:`replicate.comparison.paper_posthoc` frame
+    (NaN when absent)."""
     r = summary[(summary["method"] == method) & (summary["posthoc"] == posthoc_setting) & (summary["select"] == select)
                 & (summary["metric"] == metric)]
     if link is not None and "link" in r:
