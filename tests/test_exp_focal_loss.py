@@ -95,7 +95,7 @@ def test_rule_texts_quote_the_thresholds_and_the_papers_printed_s99():
     cell (CIFAR-10 ResNet-50 cross-entropy, before TS) as printed, read from the paper's text
     when it is at hand."""
     from replicate import paper_tables
-    from replicate.experiments.focal_loss.rules import MIN_S99
+    from replicate.experiments.focal_loss.claims import MIN_S99
 
     texts = views.rule_texts()
     assert texts["min_s99"] == f"{MIN_S99:g} %"
@@ -104,3 +104,89 @@ def test_rule_texts_quote_the_thresholds_and_the_papers_printed_s99():
     if lines is not None:                      # the paper's text: the ResNet-50 row of Table 6
         row = next(ln for ln in lines[475:481] if "ResNet 50" in ln or "ResNet-50" in ln)
         assert "95.93" in row
+
+
+# ----------------------------------------------------------------------------- the claims and their tests
+def _exact(cells):
+    """Exact evidence of one row from ``{(method, metric, post): value}``."""
+    from replicate.claims.evidence import Exact
+
+    frame = pd.DataFrame([{"row": "r", "dataset": "cifar10", "model": "m", "method": m, "metric": k, "post": p,
+                           "setting": "", "value": v} for (m, k, p), v in cells.items()])
+    return Exact(frame, "constructed")
+
+
+def _decide(cells, **kw):
+    from replicate.claims.claim import claims_log
+    from replicate.experiments.focal_loss.claims import definitions
+
+    return claims_log("mukhoti2020", "exp_focal_loss", definitions(**kw), [_exact(cells)], "Verdict").frame()
+
+
+def _cells(ece_pre, ece_post, temps, s99_post, s99_pre):
+    out = {}
+    for name, (metric, post) in (("ece_pre", ("ece", "none")), ("ece_post", ("ece", "ts")), ("temps", ("T", "ts")),
+                                 ("s99_post", ("s99_fraction", "ts")), ("s99_pre", ("s99_fraction", "none"))):
+        out.update({(m, metric, post): v for m, v in locals()[name].items()})
+    return out
+
+
+def test_the_claims_on_constructed_numbers():
+    good = _cells({"cross_entropy": 5.0, "fl3": 2.0, "flsd53": 1.0}, {"cross_entropy": 1.5, "fl3": 1.2, "flsd53": 0.8},
+                  {"cross_entropy": 2.5, "fl3": 1.3, "flsd53": 1.1}, {"cross_entropy": 5.0, "flsd53": 20.0},
+                  {"cross_entropy": 90.0})
+    bad = _cells({"cross_entropy": 1.0, "fl3": 0.5, "flsd53": 2.0}, {"cross_entropy": 0.5, "fl3": 0.7, "flsd53": 0.6},
+                 {"cross_entropy": 1.0, "fl3": 1.0, "flsd53": 1.3}, {"cross_entropy": 30.0, "flsd53": 20.0},
+                 {"cross_entropy": 90.0})
+    assert _decide(good).verdict.tolist() == ["holds"] * 5
+    assert _decide(bad).verdict.tolist() == ["fails"] * 5
+    only_ce = {k: v for k, v in good.items() if k[0] == "cross_entropy"}
+    assert _decide(only_ce).verdict.tolist() == ["not tested"] * 5
+
+
+def test_s99_claim_needs_a_confident_cross_entropy_model():
+    cells = _cells({"cross_entropy": 5.0, "flsd53": 1.0}, {"cross_entropy": 1.0, "flsd53": 1.0},
+                   {"cross_entropy": 2.0, "flsd53": 1.0}, {"cross_entropy": 0.1, "flsd53": 0.0},
+                   {"cross_entropy": 0.5})
+    row = _decide(cells).iloc[4]
+    assert row.verdict == "not tested" and "confident before TS" in row.note and "0.50" in row.note
+    assert _decide(cells, min_s99=0.4).iloc[4].verdict == "fails"
+    for bad in (-1, True, "0.1"):
+        with pytest.raises(ValueError, match="min_s99"):
+            _decide(cells, min_s99=bad)
+
+
+def test_t_near_one_is_the_books_one_reading():
+    from replicate.claims import wording
+    from replicate.experiments.focal_loss.claims import definitions
+
+    cells = {("flsd53", "T", "ts"): 1.1}             # 1.1 - 1 > 0.1 in floating point, still near
+    assert _decide(cells).verdict.tolist()[1] == "holds"
+    assert wording.T_TOLERANCE == 0.1 and "[0.9, 1.1]" in definitions()[1].how(rp_names())
+
+
+def rp_names():
+    from replicate.comparison.report import names
+
+    return names()
+
+
+def test_the_papers_side_is_every_printed_row_counted_here_from_the_tables():
+    """Claim 1 on the paper's side: FLSD-53's pre-T ECE below cross-entropy's in almost all
+    (80 %) of the rows where Tables 1 and 7 print both, counted here from the stored tables."""
+    import math as _m
+
+    from replicate import paper_tables
+    from replicate.experiments.focal_loss import report
+
+    ece = pd.concat([paper_tables.get("mukhoti2020", t) for t in ("table1", "table4", "table7")])
+    ece = ece[(ece.metric == "ece") & ~ece.temperature_scaled.astype(bool)]
+    pivot = ece.drop_duplicates(["dataset", "model", "method"]).pivot_table(index=["dataset", "model"],
+                                                                           columns="method", values="value")
+    both = pivot[["flsd53", "cross_entropy"]].dropna()
+    below = int((both.flsd53 < both.cross_entropy).sum())
+    expected = "holds" if below >= _m.ceil(0.8 * len(both) - 1e-9) else "fails"
+    log = report.decide(exp.plan("smoke", device="cpu"), None)
+    row = log.frame().query("evidence.str.startswith('paper')").iloc[0]
+    assert row.verdict == expected
+    assert row.result.count("FLSD-53 − Cross Entropy") == len(both)

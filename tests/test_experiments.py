@@ -8,7 +8,7 @@ import replicate as rp
 from replicate import comparison as cmp
 from replicate import experiments
 from replicate.claims import counts as vocabulary_counts
-from replicate.claims.counts import _PHRASES, tally_text, verdict_counts
+from replicate.claims.tallies import _PHRASES, tally_text, verdict_counts
 
 
 def test_chapter_plan_takes_exactly_the_chapters_parameters():
@@ -70,10 +70,10 @@ def test_experiment_claims_from_the_store_or_not_tested(tmp_path, monkeypatch):
     paper's own rows are still decided; every verdict is of the vocabulary."""
     monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
-    log = experiments.focal_loss.claims.claims("smoke")
+    log = experiments.focal_loss.report.claims("smoke")
     f = log.frame()
     ours = f[f.evidence.str.startswith("ours")]
-    assert len(ours) == 2 * 5 and (ours.verdict == "not tested").all()
+    assert len(ours) == 5 and (ours.verdict == "not tested").all()
     assert ours.note.str.contains("not in the run store").all()
     paper = f[f.evidence.str.startswith("paper")]
     assert set(paper.verdict) <= set(rp.claims.VERDICTS) and "holds" in set(paper.verdict)
@@ -98,11 +98,14 @@ def test_every_chapter_folder_has_the_contracts_modules_and_the_registry_finds_t
     import inspect
 
     for chapter, folder in experiments.CHAPTERS.items():
-        for role in ("plan", "evidence", "rules", "claims", "views", "figures"):
+        ported = importlib.util.find_spec(f"replicate.experiments.{folder}.report") is not None
+        roles = ("plan", "report", "claims", "views", "figures") if ported else \
+            ("plan", "evidence", "rules", "claims", "views", "figures")
+        for role in roles:
             assert importlib.util.find_spec(f"replicate.experiments.{folder}.{role}") is not None, (chapter, role)
         plan = experiments.chapter_module(chapter)
         assert plan.CHAPTER == chapter and callable(plan.default_methods)
-        if folder != "leaderboard":
+        if folder != "leaderboard" and not ported:
             claims = importlib.import_module(f"replicate.experiments.{folder}.claims")
             assert list(inspect.signature(claims.claims_log).parameters)[:2] == ["p", "runs"], folder
             assert plan.PAPER == next(p.key for p in rp.papers.PAPERS.values() if p.chapter == folder)
@@ -110,8 +113,10 @@ def test_every_chapter_folder_has_the_contracts_modules_and_the_registry_finds_t
         for role in ("claims", "figures"):
             assert importlib.util.find_spec(f"replicate.theory.{folder}.{role}") is not None, (folder, role)
     builders = {s.builder.partition(":")[0] for s in rp.claims.SOURCES}
-    assert builders == {f"replicate.{layer}.{p.chapter}.claims" for p in rp.papers.PAPERS.values()
-                        for layer in ("theory", "experiments")} | {"replicate.experiments.leaderboard.claims"}
+    role = {f: "report" if importlib.util.find_spec(f"replicate.experiments.{f}.report") else "claims"
+            for f in experiments.CHAPTERS.values()}
+    assert builders == {f"replicate.theory.{p.chapter}.claims" for p in rp.papers.PAPERS.values()} | \
+        {f"replicate.experiments.{f}.{r}" for f, r in role.items()}
     assert all(callable(s.load()) for s in rp.claims.SOURCES)
 
 

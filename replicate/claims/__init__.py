@@ -6,14 +6,14 @@
 - :mod:`.log` -- :class:`ClaimLog`, the rows of one chapter's claims table;
 - :mod:`.registry` -- :data:`SOURCES` and :func:`collect`: every claim of the book, read
   by ``replicate claims``, the claims ledger and the tests;
-- :mod:`.counts` -- the verdicts counted for a chapter's prose: :func:`tally_text` and
+- :mod:`.tallies` -- the verdicts counted for a chapter's prose: :func:`tally_text` and
   :func:`verdict_counts` (its glue keys).
 
 ``counts`` here is :func:`replicate.claims.vocabulary.counts` (``{verdict: count}``), not
-the module :mod:`replicate.claims.counts`: import that module's names from it.
+the module :mod:`replicate.claims.tallies`: import that module's names from it.
 """
 from . import ledger
-from .counts import tally_text, verdict_counts
+from .tallies import tally_text, verdict_counts
 from .log import COLUMNS, DISPLAY, KINDS, ClaimLog, counts_frame
 from .registry import SOURCES, Source, build, collect, sources
 from .vocabulary import (BEYOND_THE_PAPER, DEPENDS_ON_READING, FAILS, HOLDS, HOLDS_WITH_CONDITIONS, INCONCLUSIVE,

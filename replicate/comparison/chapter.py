@@ -36,9 +36,9 @@ Shared here: :data:`SECTION`, :func:`at_profile` (a default that depends on the 
 (every chapter's claims table is built by it), :func:`noise_rule` and :func:`verdict_counts`,
 the one glue-key convention of the verdict prose: ``n_claims_<side>``, ``n_<verdict>_<side>``
 (spaces as underscores: ``n_not_tested_ours``), ``n_holds_any_<side>``, ``tally_<side>`` (the
-counts as one clause whose verbs agree with them, :func:`replicate.claims.counts.tally_text`),
+counts as one clause whose verbs agree with them, :func:`replicate.claims.tallies.tally_text`),
 ``claim<i>_<side>``, ``evidence_split`` and ``noise_rule`` (the counting is
-:func:`replicate.claims.counts.verdict_counts`; the rule, which reads this package's noise
+:func:`replicate.claims.tallies.verdict_counts`; the rule, which reads this package's noise
 thresholds, is added here).
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..claims import ClaimLog
-from ..claims.counts import verdict_counts as _verdict_counts
+from ..claims.tallies import verdict_counts as _verdict_counts
 from .verdicts import log_claims
 
 #: The heading of an experiment chapter that decides its claims (the ledger links to it).
@@ -94,7 +94,7 @@ def noise_rule() -> str:
 
 def verdict_counts(frame, sides: Mapping[str, str], per_claim: bool = False) -> dict[str, str]:
     """The numbers of a chapter's verdict prose, as glue texts
-    (:func:`replicate.claims.counts.verdict_counts`: ``n_claims_<side>``, ``n_<verdict>_<side>``,
+    (:func:`replicate.claims.tallies.verdict_counts`: ``n_claims_<side>``, ``n_<verdict>_<side>``,
     ``n_holds_any_<side>``, ``tally_<side>``, with ``per_claim`` ``claim<i>_<side>``, and
     ``evidence_split``), with ``noise_rule``, the rule that decides a comparison on our runs
     (:func:`noise_rule`): the two sentences every verdict section quotes."""

@@ -30,4 +30,24 @@ from .runs import RowRuns, RunsEvidence, calibrate, fingerprint
 from .scores import METRICS, SLOW, VECTORISED, Scored
 
 __all__ = ["N_BOOT", "N_BOOT_SLOW", "METRICS", "SLOW", "VECTORISED", "RowRuns", "RunsEvidence", "Scored", "calibrate",
-           "fingerprint", "over_seeds", "rank_intervals", "seed_draws", "weights"]
+           "fingerprint", "over_seeds", "rank_intervals", "rule_text", "seed_draws", "weights"]
+
+
+def rule_text() -> str:
+    """The decision rule and the noise model in words, with their thresholds: the sentence
+    every experiment chapter's verdict section quotes (glue key ``noise_rule``)."""
+    from ..claims import wording
+
+    return (f"a claim holds on our runs only when the 95 % interval of its statistic (a difference of two cells, a "
+            f"cell minus the best of its rivals, a temperature) lies wholly on the claimed side of its threshold, "
+            f"fails when it lies wholly on the contrary side, and is inconclusive otherwise, the row saying about how "
+            f"much more evidence would decide it; the interval comes from one noise model, a two-level bootstrap of "
+            f"{N_BOOT:,} resamples (every committed seed of each method resampled, then the shared test examples, the "
+            f"same draws for every method; for a temperature the validation examples, T chosen again on each of "
+            f"{N_BOOT_SLOW} resamples), which with one seed is the bootstrap over the test examples; the paper's "
+            f"printed numbers go through the same test with no noise; a claim over k of N rows (\"most\": more than "
+            f"half; \"almost all\": {wording.ALMOST_ALL:.0%}) holds once k rows hold and fails once more than N − k "
+            f"fail; an optimal temperature close to 1 means {wording.near_one_text()}, one that is 1 means "
+            f"{wording.is_one_text()}; two variants whose runs have identical test logits are the same model and "
+            f"are not compared; an out-of-distribution claim is not tested on models whose AUROC interval stays "
+            f"below {wording.DETECTS_AUROC:g} %")

@@ -1,6 +1,6 @@
 """The experiment chapter of Mukhoti et al. (2020), ``exp_focal_loss``: its methods and its
-plan (:func:`plan`). The paper's conclusions (Sec. 5-6) are rules in :mod:`.rules`, listed
-with their sentences in :mod:`.claims`.
+plan (:func:`plan`). The paper's conclusions (Sec. 5-6), each with its test, are in
+:mod:`.claims`; :mod:`.report` computes the chapter's evidence and verdicts once.
 
 The eleven methods of Sec. 5 and Appendix E: cross-entropy, Brier score, MMCE (lambda 2 on
 images, 8 on text, Appendix D), label smoothing 0.05, focal loss with gamma 1/2/3,

@@ -27,7 +27,7 @@ from ...claims.evidence import Missing
 from ...comparison import chapter
 from ...comparison import report as rpt
 from ...comparison.layouts import paper_rows
-from .claims_new import definitions
+from .claims import definitions
 from .plan import CHAPTER, PAPER, SECTION, plan
 
 #: The metrics of the chapter's CIFAR-10 tables that show an interval on each of our cells.
@@ -57,7 +57,7 @@ def _intervals(p: cmp.Plan, image: dict, frames: dict) -> dict:
 
 def report(p: cmp.Plan, runs: dict) -> rpt.Report:
     """The chapter's report from its plan and finished runs (``{group: {(method, seed): Run}}``)."""
-    from ...comparison import scale
+    from ...book import scale
 
     image = runs.get("image", {})
     wide = {g: rpt.with_store_seeds(runs[g], p.group(g)) for g in runs}

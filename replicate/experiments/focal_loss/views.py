@@ -1,7 +1,8 @@
 """What the Mukhoti chapter (``exp_focal_loss``) shows, built from its plan and runs so that
 its cells stay short: the numbers glued into its prose, the runs behind its figures with
 their caption, and its 20 Newsgroups tables. Nothing here trains or decides a claim (the
-rules are in :mod:`.rules`); every function reads finished runs or summary frames.
+claims and their tests are in :mod:`.claims`, computed once in :mod:`.report`); every
+function reads finished runs, a report or summary frames.
 """
 from __future__ import annotations
 
@@ -58,16 +59,16 @@ def figure4_epochs(run) -> tuple[int, ...]:
     return scaled_epochs(run.resolved["train"]["epochs"], FIG4_EPOCHS)
 
 
-def text_view(p: cmp.Plan, text_runs: dict) -> dict | None:
+def text_view(p: cmp.Plan, text_runs: dict, ours=None) -> dict | None:
     """The text group's tables in the making: ``{"ours", "paper", "ref", "source"}`` (our
-    evaluated runs, the paper's row, its reference and our caption), or None when the plan
-    has no text runs."""
+    evaluated runs - ``ours``, the report's evaluation of the text group, or evaluated here -
+    the paper's row, its reference and our caption), or None when the plan has no text runs."""
     if not text_runs:
         return None
     first = next(iter(text_runs.values()))
     ref = p.references[first.resolved["dataset"]]
-    return {"ours": cmp.evaluate_runs(text_runs), "paper": cmp.paper_values(ref), "ref": ref,
-            "source": cmp.describe_runs(text_runs, cmp.data_name(first))}
+    return {"ours": cmp.evaluate_runs(text_runs) if ours is None else ours, "paper": cmp.paper_values(ref),
+            "ref": ref, "source": cmp.describe_runs(text_runs, cmp.data_name(first))}
 
 
 def text_tables(view: dict | None, methods, metrics=("ece",)) -> list:
@@ -100,8 +101,8 @@ def rule_texts() -> dict:
     share of the test set the paper's CIFAR-10 ResNet-50 cross-entropy model predicts with
     confidence above 0.99 before temperature scaling, Table 6 as printed)."""
     from ... import paper_tables
-    from ...comparison import wording
-    from .rules import MIN_S99
+    from ...claims import wording
+    from .claims import MIN_S99
 
     s99 = paper_tables.cell("mukhoti2020", "table6", "cifar10", "resnet50", "cross_entropy", "s99_fraction")
     return {"t_rule": wording.near_one_text(), "min_s99": f"{MIN_S99:g} %", "paper_ce_s99": f"{s99.printed} %"}
