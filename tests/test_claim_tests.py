@@ -174,3 +174,48 @@ def test_claims_log_rows_say_evidence_noise_and_how():
     assert f.evidence[0] == "paper: Table 1; rows: CIFAR-10" and f.evidence[1] == "ours: cpu"
     assert f.noise[2] == "test draws" and "no noise" in f.noise[0]
     assert "noise" in log.table().columns
+
+
+# ----------------------------------------------------------------------------- the counting rule, brute force
+import itertools  # noqa: E402
+
+V = ("holds", "fails", "inconclusive")
+
+
+def _outcome(v: str):
+    from replicate.claims import vocabulary as voc
+
+    return voc.inconclusive("more seeds") if v == "inconclusive" else voc.Outcome(v)
+
+
+def _brute(verdicts, k: int) -> str:
+    """Holds when every completion of the undecided items reaches k holds, fails when none does."""
+    undecided = [i for i, v in enumerate(verdicts) if v == "inconclusive"]
+    reach = []
+    for fill in itertools.product(("holds", "fails"), repeat=len(undecided)):
+        full = list(verdicts)
+        for i, v in zip(undecided, fill):
+            full[i] = v
+        reach.append(full.count("holds") >= k)
+    return "holds" if all(reach) else "fails" if not any(reach) else "inconclusive"
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_tally_agrees_with_a_brute_force_over_every_completion_of_the_undecided_items(n):
+    for verdicts in itertools.product(V, repeat=n):
+        for k in range(1, n + 1):
+            got = d.tally({f"r{i}": _outcome(v) for i, v in enumerate(verdicts)}, k)
+            assert got.verdict == _brute(verdicts, k), (verdicts, k)
+            if got.verdict == "inconclusive":
+                assert f"{k} of {n} rows must hold" in got.note and "more seeds" in got.note
+
+
+def test_quantifiers_are_defined_once():
+    from replicate.claims import wording
+
+    assert [wording.needed("every", n) for n in (1, 2, 11)] == [1, 2, 11]
+    assert [wording.needed("most", n) for n in (1, 2, 3, 4, 11)] == [1, 2, 2, 3, 6]
+    assert [wording.needed("almost all", n) for n in (1, 5, 10)] == [1, 4, 8]
+    assert wording.needed(9 / 11, 11) == 9 and wording.needed("any", 7) == 1
+    assert wording.quantifier_text(9 / 11, "rows", 11) == "at least 9/11 of the 11 rows"
+    assert d.decide_within(0.9, 1.1000000000000003, 0.9, 1.1, "x").verdict == "holds"

@@ -262,3 +262,29 @@ def test_a_committed_verdict_survives_a_plain_numpy_recomputation():
     assert point == pytest.approx(np.mean([_numpy_ece(z[("flsd53", s)], y, every) for s in (1, 2, 3)])
                                   - np.mean([_numpy_ece(z[("cross_entropy", s)], y, every) for s in (1, 2, 3)]))
     np.testing.assert_allclose(reps, mine, atol=1e-9)
+
+
+def test_one_seed_interval_agrees_with_scipy_bootstrap():
+    """scipy.stats.bootstrap, paired (one index sample), percentile method, on the ECE
+    difference of two models: the same interval as the noise model's up to Monte Carlo
+    error (2,000 resamples each, different draws)."""
+    import scipy.stats as sst
+
+    from replicate.claims.tests import combine
+
+    rng = np.random.default_rng(6)
+    z, y = _calibrated_draws(2000, 4, rng)
+    zv, yv = _calibrated_draws(100, 4, rng)
+    ev = RunsEvidence([_row({("a", 1): (z, zv), ("b", 1): (1.6 * z, zv)}, y, zv, yv)], "toy", n_boot=2000)
+    point, reps, _, _ = combine(ev, "toy, net", (Cell("a"), Cell("b")), lambda a, b: a - b)
+    lo, hi = np.quantile(reps, [0.025, 0.975])
+    pa, pb = (np.exp(metrics._log_softmax(np.asarray(zz, np.float32).astype(np.float64))) for zz in (z, 1.6 * z))
+
+    def diff(i):
+        i = np.asarray(i, dtype=int)
+        return 100 * (metrics.ece(pa[i], y[i]) - metrics.ece(pb[i], y[i]))
+
+    ref = sst.bootstrap((np.arange(len(y)),), diff, vectorized=False, paired=True, method="percentile",
+                        n_resamples=2000, random_state=np.random.default_rng(1)).confidence_interval
+    width = hi - lo
+    assert abs(ref.low - lo) < 0.15 * width and abs(ref.high - hi) < 0.15 * width

@@ -155,7 +155,7 @@ def split_summary(frame) -> str:
 
 
 # ----------------------------------------------------------------------------- the filterable table
-LEDGER_COLUMNS = ("paper", "claim", "where", "evidence", "verdict", "note", "decided in")
+LEDGER_COLUMNS = ("paper", "claim", "where", "evidence", "verdict", "note", "noise", "decided in")
 FILTERS = ("paper", "kind", "evidence type", "verdict")
 
 
@@ -176,7 +176,8 @@ def ledger_table(frame, caption: str = ""):
     cells = pd.DataFrame({
         "paper": [PAPERS[p].short for p in frame.paper], "claim": frame.claim, "where": frame["where"],
         "evidence": frame.evidence.where(frame.evidence.astype(bool), "(theory)"), "verdict": frame.verdict,
-        "note": frame.note, "decided in": [f"{c} › {s}" for c, s in zip(frame.chapter, frame.section)]})
+        "note": frame.note, "noise": frame["noise"].where(frame["noise"].astype(bool), "–") if "noise" in frame
+        else "–", "decided in": [f"{c} › {s}" for c, s in zip(frame.chapter, frame.section)]})
     links = pd.DataFrame({"decided in": [link(c, s).replace(".ipynb#", ".html#")
                                          for c, s in zip(frame.chapter, frame.section)]})
     papers = list(dict.fromkeys(PAPERS[p].short for p in frame.paper))
