@@ -177,10 +177,15 @@ def _n_train(resolved: dict) -> int:
 
 def data_name(run) -> str:
     """The display name of the data copy a run was trained on (e.g. "CIFAR-10 (JPEG q75)"):
-    from its record (:attr:`replicate.runs.Run.data`), else from the data set loaded now."""
+    from its record (:attr:`replicate.runs.Run.data`); for 20 Newsgroups, whose one copy the
+    package reads, its name; else from the data set loaded now."""
     recorded = run.data.get("name")
     if recorded:
         return recorded
+    if run.resolved.get("dataset") == "20newsgroups":      # one copy only: no need to load (and embed) it
+        from ..data.text import DISPLAY_NAME
+
+        return DISPLAY_NAME
     from ..runs.build import load_data
 
     return load_data(run.resolved).info.display_name

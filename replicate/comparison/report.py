@@ -62,20 +62,12 @@ class Report:
 
 @functools.lru_cache(maxsize=1)
 def code_version() -> str:
-    """A hash of the package's version and of every Python module of the package: a report
-    built by other code is never read back."""
-    from importlib import metadata
+    """The hash of every Python module of the package (:func:`replicate.provenance.package_hash`,
+    what run records and executed chapters record): a report built by other code is never
+    read back."""
+    from ..provenance import package_hash
 
-    root = Path(__file__).resolve().parent.parent
-    h = hashlib.sha256()
-    try:
-        h.update(metadata.version("focal-calibration").encode())
-    except metadata.PackageNotFoundError:
-        h.update(b"unversioned")
-    for path in sorted(root.rglob("*.py")):
-        h.update(str(path.relative_to(root)).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+    return package_hash()
 
 
 def report_dir() -> Path:

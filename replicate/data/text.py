@@ -32,6 +32,9 @@ from . import archives as ar
 from . import embeddings as emb
 from .base import split_indices
 
+#: The name of the one copy of 20 Newsgroups the package reads (the by-date archive).
+DISPLAY_NAME = "20 Newsgroups (by date)"
+
 NEWS_URL = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
 NEWS_ARCHIVE = "20news-bydate.tar.gz"
 NEWS_PARTS = ("20news-bydate-train", "20news-bydate-test")
@@ -183,4 +186,4 @@ def load_20newsgroups(root: Path, download: bool, max_len: int = 1000, max_vocab
     if matrix is not None:
         arrays["embedding"] = matrix
     return arrays, {"source": f"20news-bydate folders ({base}) read with sklearn load_files",
-                    "display_name": "20 Newsgroups (by date)", "notes": (note,), "embeddings": kind}
+                    "display_name": DISPLAY_NAME, "notes": (note,), "embeddings": kind}

@@ -80,15 +80,47 @@ def _test_scores(p: np.ndarray, logp_y: np.ndarray, y: np.ndarray, names, n_bins
 
 def _fts_fits(zv, yv, select, temps, gammas, link, clamp, n_bins, paper_compat, key=None) -> dict:
     """FTS fits for ``select`` (log-loss and equal-mass ECE are always scored, so that one grid
-    pass serves the tables, Fig. 8 and the link comparison); cached per run ``key``."""
+    pass serves the tables, Fig. 8 and the link comparison); cached per run ``key`` for the
+    session and on disk (:func:`_stored`), so that every chapter showing the same run's FTS
+    column fits it once."""
     sig = (key, temps.tobytes(), tuple(gammas) if gammas is not None else None, link, clamp, n_bins, paper_compat)
-    cached = _SEARCHES.get(sig, {}) if key is not None else {}
+    cached = (_SEARCHES.get(sig) or _stored(sig) or {}) if key is not None else {}
     if not set(select) <= set(cached):
         wanted = tuple(dict.fromkeys(("nll", "adaece", *cached, *select)))
         cached = posthoc.fit_focal_temperatures(zv, yv, gammas, temps, wanted, n_bins, paper_compat, link, clamp)
         if key is not None:
-            _SEARCHES[sig] = cached
+            _stored(sig, cached)
+    if key is not None:
+        _SEARCHES[sig] = cached
     return cached
+
+
+def _stored(sig, fits=None):
+    """The FTS fits of ``sig`` kept on disk under the report cache (``<cache>/reports/fits/``,
+    keyed by the run, the search and the package's code), or None; with ``fits``, write them.
+    ``REPLICATE_REPORT_CACHE=0`` keeps nothing."""
+    import hashlib
+    import os
+    import pickle
+
+    from ..report import CACHE_ENV, code_version, report_dir
+
+    if os.environ.get(CACHE_ENV, "1") == "0":
+        return None
+    name = hashlib.sha256(repr((sig, code_version())).encode()).hexdigest()[:24]
+    path = report_dir() / "fits" / f"{name}.pkl"
+    if fits is None:
+        try:
+            with open(path, "rb") as fh:
+                return pickle.load(fh)
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+            return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        pickle.dump(fits, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
+    return fits
 
 
 def posthoc_logits(val_logits, val_labels, test_logits, test_labels, posthoc_settings=POSTHOC,
