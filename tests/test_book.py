@@ -31,7 +31,7 @@ def output_text(notebook: dict) -> str:
 def smoke_book(tmp_path_factory, data_directory):
     """Every chapter executed at the smoke profile and the book built, once for this module."""
     workdir = tmp_path_factory.mktemp("book")
-    index = runner.build(profile="smoke", workdir=workdir, force=True)
+    index = runner.build(profile="smoke", workdir=workdir, force=True, workers=runner.book.default_workers())
     return workdir, index
 
 

@@ -82,3 +82,26 @@ def test_book_build_executes_each_chapter_at_its_chosen_profile(monkeypatch, tmp
     assert "[replicate] exp_focal_loss: showing profile gpu (all 22 runs)" in logs
     runner.build(profile="cpu", log=logs.append)  # an explicit profile is used for every chapter
     assert set(calls.values()) == {"cpu"}
+
+
+def test_pages_that_read_other_chapters_run_after_them(monkeypatch, tmp_path):
+    """The claims ledger and the reproducibility page (metadata ``after_chapters``) execute
+    after every other chapter, in book order otherwise."""
+    order = []
+    monkeypatch.setattr(runner.book, "execute", lambda src, tgt, profile=None, **k: order.append(src.stem))
+    chapters = runner.toc_chapters()
+    plan = [(ch, None, tmp_path / f"{ch.name}.ipynb") for ch in chapters]
+    runner.execute_all(plan, workers=1, log=lambda *_: None)
+    late = [ch.name for ch in chapters if runner.book.runs_after_chapters(ch.source)]
+    assert set(late) == {"claims_ledger", "reproducibility"}
+    assert order[-len(late):] == late and order[:-len(late)] == [c.name for c in chapters if c.name not in late]
+
+
+def test_book_workers_come_from_the_environment_or_the_cores(monkeypatch):
+    monkeypatch.setenv(runner.book.WORKERS_ENV, "3")
+    assert runner.book.default_workers() == 3
+    monkeypatch.setenv(runner.book.WORKERS_ENV, "two")
+    with pytest.raises(ValueError, match="REPLICATE_BOOK_WORKERS must be a positive integer"):
+        runner.book.default_workers()
+    monkeypatch.delenv(runner.book.WORKERS_ENV)
+    assert 1 <= runner.book.default_workers() <= 2

@@ -45,8 +45,11 @@ def _cmd_run(args) -> int:
 
 
 def _cmd_book(args) -> int:
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be a positive integer; got {args.workers}")
     index = runner.build(profile=args.profile, workdir=Path(args.workdir) if args.workdir else None,
-                         force=args.force)
+                         force=args.force,
+                         workers=runner.book.default_workers() if args.workers is None else args.workers)
     print(f"\nThe book is ready: open {index}")
     return 0
 
@@ -71,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--profile", help="profile for every chapter (default: each chapter's own, cpu)")
     b.add_argument("--force", action="store_true", help="re-execute chapters even if their inputs are unchanged")
     b.add_argument("--workdir", help="build in this directory instead of the checkout (used by the smoke test)")
+    b.add_argument("--workers", type=int, default=None,
+                   help="chapters executed at once (default: $REPLICATE_BOOK_WORKERS, else the CPU cores, at most 2)")
     b.set_defaults(func=_cmd_book)
 
     from . import claims as cli_claims, data as cli_data, gpu_job as cli_gpu_job, runs as cli_runs, sweep as cli_sweep

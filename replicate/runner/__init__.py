@@ -47,7 +47,8 @@ from .chapters import (CHAPTER_DIR, KERNEL, SOURCE_DIR, Chapter, default_paramet
                        resolve_notebook, toc_chapters, validate_parameters)
 from .execution import (ChapterError, data_needs, default_output, execute, input_hash, is_up_to_date,
                         quiet_kernel_manager, will_skip)
-from .book import BOOK_DIR_ENV, BOOK_PROFILES, build, build_html, check_data, provenance_table, showable_profile
+from .book import (BOOK_DIR_ENV, BOOK_PROFILES, build, build_html, check_data, execute_all, provenance_table,
+                   showable_profile)
 
 __all__ = [
     # chapters
@@ -57,5 +58,6 @@ __all__ = [
     "ChapterError", "data_needs", "default_output", "execute", "input_hash", "is_up_to_date", "quiet_kernel_manager",
     "will_skip",
     # book
-    "BOOK_DIR_ENV", "BOOK_PROFILES", "build", "build_html", "check_data", "provenance_table", "showable_profile",
+    "BOOK_DIR_ENV", "BOOK_PROFILES", "build", "build_html", "check_data", "execute_all", "provenance_table",
+    "showable_profile",
 ]

@@ -23,6 +23,8 @@ from .execution import ChapterError, data_needs, execute, will_skip
 #: Profiles ``make book`` may show instead of a chapter's default, largest first.
 BOOK_PROFILES = ("paper", "gpu")
 BOOK_DIR_ENV = "REPLICATE_BOOK_DIR"
+#: How many chapters ``replicate book`` executes at once (default :func:`default_workers`).
+WORKERS_ENV = "REPLICATE_BOOK_WORKERS"
 
 
 def _copy_book_sources(root: Path, workdir: Path) -> None:
@@ -60,13 +62,14 @@ def showable_profile(source: Path, defaults: dict) -> tuple[str | None, str]:
 
 
 def build(profile: str | None = None, workdir: Path | None = None, force: bool = False,
-          strict: bool = True, log=print) -> Path:
+          strict: bool = True, log=print, workers: int = 1) -> Path:
     """Execute every chapter of ``_toc.yml`` and build the HTML book; return ``index.html``.
 
     With ``workdir`` the book sources are copied there and the executed chapters and the
     build go there too (used by the smoke test, so the checkout is left untouched).
     Without ``profile`` each experiment chapter shows the largest profile whose runs are
-    all committed (:func:`showable_profile`), else its default.
+    all committed (:func:`showable_profile`), else its default. Chapters execute ``workers``
+    at a time (:func:`execute_all`; ``replicate book`` passes :func:`default_workers`).
     """
     root = config.repo_root()
     chapters = toc_chapters(root)
@@ -92,9 +95,64 @@ def build(profile: str | None = None, workdir: Path | None = None, force: bool =
         plan.append((ch, chosen, base / CHAPTER_DIR / f"{ch.name}.ipynb"))
     check_data([(ch.source, chosen) for ch, chosen, target in plan
                 if not will_skip(ch.source, target, profile=chosen, force=force)], purpose="replicate book")
-    for ch, chosen, target in plan:
-        execute(ch.source, target, profile=chosen, force=force, log=log)
+    execute_all(plan, force=force, log=log, workers=workers)
     return build_html(base, strict=strict, log=log)
+
+
+def default_workers() -> int:
+    """Chapters executed at once by :func:`build`: ``$REPLICATE_BOOK_WORKERS``, else the
+    usable CPU cores, at most 2 (each chapter's kernel computes on one core most of the time)."""
+    env = os.environ.get(WORKERS_ENV)
+    if env:
+        from ..checks import positive_int
+
+        try:
+            return positive_int(WORKERS_ENV, int(env))
+        except ValueError:
+            raise ValueError(f"{WORKERS_ENV} must be a positive integer; got {env!r}") from None
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(2, n))
+
+
+def runs_after_chapters(source: Path) -> bool:
+    """Whether the chapter reads what the other chapters computed (its metadata
+    ``replicate: after_chapters: true``: the claims ledger reads their reports, the
+    reproducibility page their executed copies), so that :func:`execute_all` runs it last."""
+    return bool(read_notebook(source).metadata.get("replicate", {}).get("after_chapters", False))
+
+
+def _execute_one(args) -> str:
+    source, target, profile, force = args
+    execute(source, target, profile=profile, force=force, log=lambda m: print(m, flush=True))
+    return str(target)
+
+
+def execute_all(plan, force: bool = False, log=print, workers: int | None = None) -> None:
+    """Execute every ``(chapter, profile, target)`` of ``plan``: ``workers`` at a time
+    (processes, default :func:`default_workers`) in book order, then, one at a time, the
+    chapters that read the others' results (:func:`runs_after_chapters`). The first failure
+    stops the build (the chapters already running finish first)."""
+    workers = default_workers() if workers is None else workers
+    first = [(ch.source, target, chosen, force) for ch, chosen, target in plan if not runs_after_chapters(ch.source)]
+    last = [(ch.source, target, chosen, force) for ch, chosen, target in plan if runs_after_chapters(ch.source)]
+    if workers <= 1 or len(first) <= 1:
+        for ch_source, target, chosen, f in first:
+            execute(ch_source, target, profile=chosen, force=f, log=log)
+    else:
+        import multiprocessing
+        from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+
+        log(f"[replicate] executing {len(first)} chapters, {workers} at a time")
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(_execute_one, job) for job in first]
+            done, pending = wait(futures, return_when=FIRST_EXCEPTION)
+            for fut in pending:
+                fut.cancel()
+            for fut in futures:
+                if fut.done() and not fut.cancelled() and fut.exception() is not None:
+                    raise fut.exception()
+    for ch_source, target, chosen, f in last:
+        execute(ch_source, target, profile=chosen, force=f, log=log)
 
 
 def check_data(chapters, purpose: str = "replicate book", data_dir=None, probe=None) -> dict:
