@@ -147,6 +147,29 @@ def _log_map(parts, gamma: float) -> np.ndarray:
     return logw
 
 
+def _top_of_map(parts, gamma: float, buf: np.ndarray, rows: np.ndarray, y: np.ndarray):
+    """What the grid search reads of the map of :func:`_log_map` for every T of ``parts``:
+    ``(log p_y, argmax p, max p)``, each (len(temps), N), computed in ``buf`` in one pass
+    without normalising the whole array: the argmax and the largest entry of ``log w``
+    are those of ``log p``, ``max p = 1 / sum exp(log w - max log w)`` and ``log p_y = log
+    w_y - max log w - log sum exp(log w - max log w)``."""
+    logq, logc, h = parts
+    if gamma == 0.0:
+        np.copyto(buf, logq)
+    else:
+        np.multiply(h, gamma, out=buf)
+        np.log1p(buf, out=buf)
+        np.subtract(logq, buf, out=buf)
+        buf -= gamma * logc
+    pred = buf.argmax(axis=2)
+    mx = np.take_along_axis(buf, pred[..., None], axis=2)
+    wy = buf[:, rows, y] - mx[..., 0]
+    buf -= mx
+    np.exp(buf, out=buf)
+    total = buf.sum(axis=2)
+    return wy - np.log(total), pred, 1.0 / total
+
+
 def fts_log_probs(logits, T, gamma, clamp=None) -> np.ndarray:
     """log of the intended focal temperature scaling, ``log map(softmax(z / T), gamma)``
     (Eq. 1 after temperature scaling), float64, shape of ``logits``. ``clamp``: None (exact)
@@ -267,11 +290,10 @@ def grid_scores(z: np.ndarray, y: np.ndarray, gammas, temps: np.ndarray, metrics
     for a in range(0, len(temps), step):
         tb = temps[a:a + step]
         parts = _parts(z, top, tb, clamp) if link == "intended" else None
+        buf = np.empty_like(parts[0]) if link == "intended" else None
         for g in gammas:
             if link == "intended":
-                logp = _log_map(parts, g)
-                got = _scores(logp[:, rows, y], logp.argmax(axis=2), np.exp(logp.max(axis=2)), y, metrics, n_bins,
-                              paper_compat, np.float64)
+                got = _scores(*_top_of_map(parts, g, buf, rows, y), y, metrics, n_bins, paper_compat, np.float64)
                 got["overflowed"] = np.zeros(len(tb))
             else:
                 p, bad = _authors_block(z, tb, g, np.float32, clamp, "broadcast")
