@@ -8,7 +8,8 @@
   "(generated test data)", so the chapters say so in their output. The run cache moves
   to a temporary folder too, so that runs trained on generated data never reach the
   user's cache (a run key names the data set, not the copy of it).
-* Downloads are off in every test (``REPLICATE_OFFLINE``).
+* Downloads are off in every test (``REPLICATE_OFFLINE``), and computed results are not
+  kept on disk (``REPLICATE_REPORT_CACHE=0``; tests of the cache turn it on).
 
 The settings go into ``os.environ`` for the whole session, so the kernels that execute
 the chapters (``tests/test_book.py``) inherit them. ``pytest`` prints which data is used
@@ -23,7 +24,7 @@ import pytest
 
 from replicate import config as rconfig
 
-ENV_KEYS = (rconfig.DATA_ENV, rconfig.CACHE_ENV, "REPLICATE_OFFLINE")
+ENV_KEYS = (rconfig.DATA_ENV, rconfig.CACHE_ENV, "REPLICATE_OFFLINE", "REPLICATE_REPORT_CACHE")
 
 
 def real_data_dir() -> Path | None:
@@ -86,6 +87,10 @@ def data_directory(tmp_path_factory) -> Path:
 
     saved = {k: os.environ.get(k) for k in ENV_KEYS}
     os.environ["REPLICATE_OFFLINE"] = "1"
+    # Computed results are not kept on disk in tests: a test that replaces a function would
+    # otherwise read what the unpatched code kept (the cache's key is the code's source).
+    # The tests of the cache, and the smoke book (real code only), turn it on for themselves.
+    os.environ["REPLICATE_REPORT_CACHE"] = "0"
     root = real_data_dir()
     if root is None:
         root = generated.write_data_dir(tmp_path_factory.mktemp("generated-data"))

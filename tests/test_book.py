@@ -30,8 +30,15 @@ def output_text(notebook: dict) -> str:
 @pytest.fixture(scope="module")
 def smoke_book(tmp_path_factory, data_directory):
     """Every chapter executed at the smoke profile and the book built, once for this module."""
+    import os
+
     workdir = tmp_path_factory.mktemp("book")
-    index = runner.build(profile="smoke", workdir=workdir, force=True, workers=runner.book.default_workers())
+    saved = os.environ.get("REPLICATE_REPORT_CACHE")
+    os.environ["REPLICATE_REPORT_CACHE"] = "1"      # the chapters share their reports, as in make book
+    try:
+        index = runner.build(profile="smoke", workdir=workdir, force=True, workers=runner.book.default_workers())
+    finally:
+        os.environ["REPLICATE_REPORT_CACHE"] = saved if saved is not None else "0"
     return workdir, index
 
 

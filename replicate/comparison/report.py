@@ -6,26 +6,18 @@ evidence of both sides and the claims' verdicts. The notebook's views and figure
 and so does the claims registry (``replicate claims``, the ledger page), so that ``make
 book`` and ``replicate claims`` compute each chapter's evidence once and share it.
 
-:class:`Report` keeps each section on disk (``<cache>/reports/``) keyed by the chapter, the
-profile, the keys of the runs it read and the package's code (:func:`code_version`: a hash
-of every module of the package and its version): new runs or changed code build it anew,
-anything else reads it back; each section is computed only when first read. :func:`with_store_seeds` widens a chapter's runs to every seed
+:class:`Report` keeps each section on disk (:mod:`replicate.claims.cache`) keyed by the
+chapter, the profile, the keys of the runs it read and the package's code: new runs or
+changed code build it anew, anything else reads it back; each section is computed only when
+first read. :func:`with_store_seeds` widens a chapter's runs to every seed
 the store holds of the same configurations (a verdict may use seeds the chapter does not
 show), and :func:`row` turns them into a row of :class:`replicate.noise.RunsEvidence`.
 """
 from __future__ import annotations
 
-import functools
 import hashlib
-import os
-import pickle
-import shutil
 from pathlib import Path
 
-#: Set to "0" to build every report anew (no reading or writing of the disk cache).
-CACHE_ENV = "REPLICATE_REPORT_CACHE"
-#: Reports kept per chapter and profile (other plans, older code: the oldest go first).
-KEEP = 4
 
 
 class Report:
@@ -34,8 +26,9 @@ class Report:
     others: ``report["evaluation"]``); ``report[name]`` computes it the first time and reads
     it back after, in this process or any later one, as long as the chapter, the profile,
     the run ``keys``, ``extra`` (the chapter's options, as text) and the package's code are
-    the same (:func:`code_version`). The claims registry reads only the sections its claims
-    need; the notebook reads all. ``REPLICATE_REPORT_CACHE=0`` keeps nothing on disk."""
+    the same (:func:`replicate.claims.cache.code_version`). The claims registry reads only the
+    sections its claims need; the notebook reads all. ``REPLICATE_REPORT_CACHE=0`` keeps
+    nothing on disk."""
 
     def __init__(self, chapter: str, profile: str, keys, sections: dict, extra: str = ""):
         if not sections or not all(callable(f) for f in sections.values()):
@@ -60,52 +53,17 @@ class Report:
         return self["claims"]
 
 
-@functools.lru_cache(maxsize=1)
-def code_version() -> str:
-    """The hash of every Python module of the package (:func:`replicate.provenance.package_hash`,
-    what run records and executed chapters record): a report built by other code is never
-    read back."""
-    from ..provenance import package_hash
-
-    return package_hash()
-
-
-def report_dir() -> Path:
-    from ..config import cache_dir
-
-    return cache_dir() / "reports"
-
-
 def _path(chapter: str, profile: str, keys, extra: str) -> Path:
-    h = hashlib.sha256("\n".join([chapter, profile, code_version(), extra, *sorted(keys)]).encode()).hexdigest()
-    return report_dir() / f"{chapter}-{profile}-{h[:16]}"
+    from ..claims import cache
+
+    h = hashlib.sha256("\n".join([chapter, profile, cache.code_version(), extra, *sorted(keys)]).encode()).hexdigest()
+    return cache.folder() / f"{chapter}-{profile}-{h[:16]}"
 
 
 def _cached(path: Path, build):
-    """``build()`` read from ``path`` when it was written before, else built and written
-    atomically (a chapter keeps its :data:`KEEP` most recent reports per profile)."""
-    if os.environ.get(CACHE_ENV, "1") == "0":
-        return build()
-    if path.exists():
-        try:
-            with open(path, "rb") as fh:
-                return pickle.load(fh)
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ModuleNotFoundError):
-            path.unlink(missing_ok=True)                # unreadable: build it again
-    value = build()
-    folder = path.parent
-    if not folder.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        stem = folder.name.rsplit("-", 1)[0]
-        others = sorted((d for d in folder.parent.glob(f"{stem}-*") if d != folder and d.is_dir()),
-                        key=lambda d: d.stat().st_mtime, reverse=True)
-        for old in others[KEEP - 1:]:
-            shutil.rmtree(old, ignore_errors=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    with open(tmp, "wb") as fh:
-        pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, path)
-    return value
+    from ..claims import cache
+
+    return cache.kept(path, build)
 
 
 def with_store_seeds(runs: dict, cfgs: dict) -> dict:

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..claims import cache
 from ..claims.log import ClaimLog
 
-__all__ = ["TheoryReport", "plain", "run_checks"]
+__all__ = ["TheoryReport", "kept", "plain", "run_checks"]
 
 
 def plain(x):
@@ -83,11 +84,23 @@ def run_checks(paper: str, chapter: str, profile: str, sizes: dict, sections: di
     """A theory chapter's :class:`TheoryReport`: refuse a ``profile`` that ``sizes`` (profile
     name -> grid sizes) does not know, before any check runs; then run every ``(section key,
     step)`` of ``steps`` in chapter order, each ``step(report, sizes[profile])`` adding its
-    claims under the heading ``sections[key]`` of ``paper``'s claims log ``chapter``."""
+    claims under the heading ``sections[key]`` of ``paper``'s claims log ``chapter``. Computed
+    once per profile and code (:mod:`replicate.claims.cache`): the chapter, ``replicate
+    claims`` and the claims ledger share it."""
     if profile not in sizes:
         raise ValueError(f"profile must be one of {', '.join(sizes)}; got {profile!r}")
-    rep = TheoryReport(profile, ClaimLog(paper, chapter, kind="theory"), sections=dict(sections))
-    for section, step in steps:
-        rep.log.at(sections[section])
-        step(rep, sizes[profile])
-    return rep
+
+    def build() -> TheoryReport:
+        rep = TheoryReport(profile, ClaimLog(paper, chapter, kind="theory"), sections=dict(sections))
+        for section, step in steps:
+            rep.log.at(sections[section])
+            step(rep, sizes[profile])
+        return rep
+    return kept(chapter, profile, build)
+
+
+def kept(chapter: str, profile: str, build) -> TheoryReport:
+    """``build()``, a theory chapter's report at ``profile``, computed once per profile and
+    code and kept on disk (:mod:`replicate.claims.cache`)."""
+    return cache.kept(cache.folder() / f"{chapter}-{profile}-{cache.name(chapter, profile)[:16]}" / "report.pkl",
+                      build)

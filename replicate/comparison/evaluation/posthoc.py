@@ -96,31 +96,22 @@ def _fts_fits(zv, yv, select, temps, gammas, link, clamp, n_bins, paper_compat, 
 
 
 def _stored(sig, fits=None):
-    """The FTS fits of ``sig`` kept on disk under the report cache (``<cache>/reports/fits/``,
-    keyed by the run, the search and the package's code), or None; with ``fits``, write them.
-    ``REPLICATE_REPORT_CACHE=0`` keeps nothing."""
-    import hashlib
-    import os
+    """The FTS fits of ``sig`` kept on disk (:mod:`replicate.claims.cache`, keyed by the run,
+    the search and the package's code), or None; with ``fits``, keep them."""
     import pickle
 
-    from ..report import CACHE_ENV, code_version, report_dir
+    from ...claims import cache
 
-    if os.environ.get(CACHE_ENV, "1") == "0":
+    if not cache.enabled():
         return None
-    name = hashlib.sha256(repr((sig, code_version())).encode()).hexdigest()[:24]
-    path = report_dir() / "fits" / f"{name}.pkl"
+    path = cache.folder() / f"fits-{cache.code_version()}" / f"{cache.name('fts', sig)}.pkl"
     if fits is None:
         try:
             with open(path, "rb") as fh:
                 return pickle.load(fh)
         except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
             return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    with open(tmp, "wb") as fh:
-        pickle.dump(fits, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, path)
-    return fits
+    return cache.kept(path, lambda: fits)
 
 
 def posthoc_logits(val_logits, val_labels, test_logits, test_labels, posthoc_settings=POSTHOC,

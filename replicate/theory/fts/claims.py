@@ -22,7 +22,7 @@ from ... import checks
 from ...claims import ClaimLog, beyond, check, corrected, untested
 from .._simplex import simplex_grid
 from ..focal_loss import focal_risk_minimizer
-from ..report import TheoryReport, plain
+from ..report import TheoryReport, kept, plain
 from .bounds import (binary_logit_correction, paper_grid_temperature_bounds, prop3_check, prop3_logit_check,
                      tightest_temperature_bounds)
 from .calibration_map import (binary_focal_calibration_map, conditional_risk, confidence_raising_threshold,
@@ -346,6 +346,10 @@ def report(profile: str = "cpu") -> TheoryReport:
     ``ternary_closest``, ``bounds_curve``); ``numbers`` are the glued scalars."""
     if profile not in SIZES:
         raise ValueError(f"profile must be one of {', '.join(SIZES)}; got {profile!r}")
+    return kept("theory_fts", profile, lambda: _report(profile))
+
+
+def _report(profile: str) -> TheoryReport:
     log = ClaimLog("komisarenko2024", "theory_fts", kind="theory")
     data = dict(profile=profile, sizes=SIZES[profile], numbers={}, claims=log, xatol=XATOL)
     rng = np.random.default_rng(0)

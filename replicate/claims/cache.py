@@ -1,0 +1,83 @@
+"""What the book's verdicts are computed from, computed once and kept on disk.
+
+The claims of a theory chapter (its checks at a profile's grid sizes), the sections of an
+experiment chapter's report (:mod:`replicate.comparison.report`) and the post-hoc fits they
+share are kept under ``<cache>/reports/`` (:func:`folder`), each in a file named by a hash of
+what it depends on - the chapter, the profile, the keys of the runs it read - and of the
+package's code (:func:`code_version`): a chapter, ``replicate claims`` and the claims ledger
+compute each once and read it back after, in any process; new runs or changed code compute
+it anew. ``REPLICATE_REPORT_CACHE=0`` keeps nothing on disk.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+import shutil
+from pathlib import Path
+
+#: Set to "0" to compute everything anew (no reading or writing of the disk cache).
+CACHE_ENV = "REPLICATE_REPORT_CACHE"
+#: Reports kept per chapter and profile (other plans, older code: the oldest go first).
+KEEP = 4
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """The hash of every Python module of the package (:func:`replicate.provenance.package_hash`,
+    what run records and executed chapters record): nothing computed by other code is read
+    back."""
+    from ..provenance import package_hash
+
+    return package_hash()
+
+
+def folder() -> Path:
+    """Where kept results live: ``<cache>/reports`` (:func:`replicate.config.cache_dir`)."""
+    from ..config import cache_dir
+
+    return cache_dir() / "reports"
+
+
+def enabled() -> bool:
+    return os.environ.get(CACHE_ENV, "1") != "0"
+
+
+def name(*parts) -> str:
+    """A file name for what depends on ``parts`` and on the code: 24 hex digits."""
+    return hashlib.sha256(repr((parts, code_version())).encode()).hexdigest()[:24]
+
+
+def kept(path: Path, build):
+    """``build()`` read from ``path`` when it was written before, else computed and written
+    atomically. A new sub-folder ``<stem>-<hash>`` of :func:`folder` prunes its siblings of the
+    same stem to the :data:`KEEP` most recent. A value that cannot be pickled is returned
+    without being kept."""
+    if not enabled():
+        return build()
+    if path.exists():
+        try:
+            with open(path, "rb") as fh:
+                return pickle.load(fh)
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+            path.unlink(missing_ok=True)                # unreadable: compute it again
+    value = build()
+    parent = path.parent
+    if not parent.exists():
+        parent.mkdir(parents=True, exist_ok=True)
+        if parent.parent == folder() and "-" in parent.name:
+            stem = parent.name.rsplit("-", 1)[0]
+            others = sorted((d for d in parent.parent.glob(f"{stem}-*") if d != parent and d.is_dir()),
+                            key=lambda d: d.stat().st_mtime, reverse=True)
+            for old in others[KEEP - 1:]:
+                shutil.rmtree(old, ignore_errors=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    try:
+        with open(tmp, "wb") as fh:
+            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        tmp.unlink(missing_ok=True)
+        return value
+    os.replace(tmp, path)
+    return value
