@@ -8,7 +8,7 @@ For each candidate setting (training images, network, epochs, augmentation; vali
 loss (gamma = 3) at seed 1 on two CPU threads, in a private run cache, and prints per run:
 wall and CPU seconds, test error, ECE (15 bins) before and after temperature scaling, and
 the noise floor - the mean ECE a perfectly calibrated model with the same confidences
-shows at this test size (:func:`replicate.book.scale.calibrated_ece`). The rule of issue #25:
+shows at this test size (:func:`replicate.comparison.scale.calibrated_ece`). The rule of issue #25:
 the setting with the lowest cross-entropy error whose cross-entropy model is clearly
 over-confident before scaling (ECE >= 5 %) and whose runs take at most about 60 s; the
 script prints which candidate that is. Nothing asserts: the table goes into
@@ -54,7 +54,7 @@ def run_one(label, spec, method, smoke: bool) -> dict:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     logits, labels = run.logits("test")
     probs = rp.metrics.softmax(logits) if hasattr(rp.metrics, "softmax") else _softmax(logits)
-    floor, _ = rp.book.scale.calibrated_ece(probs, reps=20 if smoke else 200)
+    floor, _ = rp.comparison.scale.calibrated_ece(probs, reps=20 if smoke else 200)
     m, m_ts = run.metrics["test"], run.metrics["test_ts"]
     return {"candidate": label, "method": method, "wall_s": wall, "cpu_s": cpu, "n_test": int(len(labels)),
             "error": m["error"], "ece": m["ece"], "ece_ts": m_ts["ece"], "T": run.temperature,

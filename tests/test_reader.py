@@ -14,7 +14,8 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from replicate import metrics, plots  # noqa: E402
-from replicate.book import scale  # noqa: E402
+from replicate.book import scale as scale_box  # noqa: E402
+from replicate.comparison import scale  # noqa: E402
 from replicate.book import html as book_html, layout as html_layout, notebook_checks  # noqa: E402
 from replicate.plots import legibility  # noqa: E402
 
@@ -210,19 +211,19 @@ def test_describe_refuses_runs_of_two_profiles_or_no_image_run():
 
 def test_the_box_says_every_number_and_what_the_profile_can_decide():
     s = scale.describe([_Run()], data_name="CIFAR-10 (JPEG q75)", reps=20)
-    box = scale.ScaleBox(s)
+    box = scale_box.ScaleBox(s)
     md, html = box._repr_markdown_(), box._repr_html_()
     assert md.startswith(":::{admonition} The scale of these experiments: profile cpu") and md.rstrip().endswith(":::")
     for text in ("3,000 training images", "400 test images", "20 epochs", "480 SGD steps", "no augmentation",
                  "tiny_cnn (width=32)", f"{s.error[0]:.1f} %", f"ECE of {s.floor_text} %", "45,000 images",
                  "123,200 steps", "can decide", "cannot decide"):
         assert text in md, text
-    assert scale.VERDICT_SCOPE["cpu"][0][:40] in md and "measuring_calibration.ipynb#" in md
+    assert scale_box.VERDICT_SCOPE["cpu"][0][:40] in md and "measuring_calibration.ipynb#" in md
     assert html.startswith('<div class="admonition important">') and "480 SGD steps" in html and "](" not in html
-    gpu = scale.ScaleBox(scale.describe([_Run(profile="gpu", n_train=None, epochs=35, augment=True)],
+    gpu = scale_box.ScaleBox(scale.describe([_Run(profile="gpu", n_train=None, epochs=35, augment=True)],
                                         data_name="CIFAR-10", reps=5))._repr_markdown_()
     assert "profile gpu" in gpu and "augmented (random crop and flip)" in gpu
-    assert scale.VERDICT_SCOPE["gpu"][0][:40] in gpu
+    assert scale_box.VERDICT_SCOPE["gpu"][0][:40] in gpu
 
 
 # ----------------------------------------------------------------------------- page notes
@@ -405,7 +406,8 @@ def test_every_experiment_chapter_glues_its_scale_box_at_the_top():
         text = chapter.source.read_text()
         head = text.split("```{code-cell}", 1)[0]
         assert "```{glue:md} scale_box\n:format: myst\n```" in head, chapter.name
-        assert 'glue("scale_box", rp.book.scale.box(runs), display=False)' in text, chapter.name
+        assert ('glue("scale_box", report["scale_box"], display=False)' in text      # the report's section
+                or 'glue("scale_box", rp.comparison.scale.box(runs), display=False)' in text), chapter.name
 
 
 def test_no_chapter_sends_readers_to_a_file_outside_the_book():

@@ -9,13 +9,9 @@
 - :mod:`.glossary` -- the glossary's terms, linked from their first use on every page;
 - :mod:`.check` -- the headless-Chromium check of every built page (``python -m replicate.book.check``);
 - :mod:`.notebook_checks` -- warnings in executed chapters;
-- :mod:`.scale` -- the scale box atop every experiment chapter (``rp.book.scale.box(runs)``):
+- :mod:`.scale` -- the scale box atop every experiment chapter (its numbers come from
+  :func:`replicate.comparison.scale.describe`, ``rp.comparison.scale.box(runs)`` makes it):
   the runs' size and the noise floor of their ECE.
 
 Nothing here imports the chapters: the book machinery sits below the package's analyses.
-Each module is imported when first reached (``rp.book.scale``), so loading the Sphinx
-extensions pulls in none of the scale box's numerics.
 """
-from .. import lazy_submodules
-
-__getattr__, __dir__ = lazy_submodules(__name__, __path__)

@@ -54,7 +54,7 @@ from .paper import PaperReference, metric_tables, paper_reference, paper_values
 from .evaluation import (GRIDS, METRIC_NAMES, METRICS, POSTHOC, POSTHOC_METRICS, T_SELECTED_BY, TABLE_METRICS,
                          evaluate_logits, evaluate_posthoc, evaluate_runs, fts_search, optimal_temperatures,
                          posthoc_logits, posthoc_value, quote, resolve_grid, summarise, summarise_posthoc, value)
-from . import agreement, board, chapter, layouts, noise, pairs, report, stats, wording
+from . import agreement, board, chapter, layouts, noise, pairs, report, scale, stats, wording
 from .plan import (Plan, add_referenced, check_datasets, check_seeds, configs, load, load_groups, reuse_finished, train,
                    train_configs)
 from .side_by_side import (data_name, describe_runs, evidence_label, fts_caption, fts_column, paper_posthoc,
@@ -64,7 +64,7 @@ from .verdicts import Claim, below, log_claims, lowest, present, short, verdicts
 
 __all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "Plan", "check_seeds", "configs", "train",
            "train_configs", "load", "load_groups", "check_datasets", "add_referenced", "reuse_finished", "board",
-           "pairs", "agreement", "stats", "chapter", "noise", "report", "wording", "PaperReference",
+           "pairs", "agreement", "stats", "chapter", "noise", "report", "scale", "wording", "PaperReference",
            "paper_reference", "paper_values", "metric_tables",
            "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits", "evaluate_runs",
            "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption", "styled_table",

@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from ...book.scale import data_name
+from ..scale import data_name
 from ...papers import get_paper
 from ..evaluation.tables import METRIC_NAMES, METRICS, T_SELECTED_BY, _cell, summarise
 from ..paper import PaperReference, metric_tables

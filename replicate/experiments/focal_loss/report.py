@@ -57,7 +57,7 @@ def _intervals(p: cmp.Plan, image: dict, frames: dict) -> dict:
 
 def report(p: cmp.Plan, runs: dict) -> rpt.Report:
     """The chapter's report from its plan and finished runs (``{group: {(method, seed): Run}}``)."""
-    from ...book import scale
+    from ...comparison import scale
 
     image = runs.get("image", {})
     wide = {g: rpt.with_store_seeds(runs[g], p.group(g)) for g in runs}

@@ -1,0 +1,182 @@
+"""The scale of a chapter's runs, said on the chapter's first screen (issue #24, item 3): the
+numbers of the box that :mod:`replicate.book.scale` draws.
+
+Every experiment chapter opens with a box, built here from the runs the chapter shows and
+the profile they were trained at, that says how large the experiment is and what it can
+decide: training images, epochs and SGD steps, augmentation, network, test error, test-set
+size, and the ECE that a *perfectly calibrated* model would show at that test-set size.
+
+That last number is the noise floor of the ECE. The chapter *Measuring calibration*
+shows that the binned ECE of a calibrated predictor is not 0 but grows like
+``1/sqrt(N)`` as the test set shrinks. Here the floor is computed for the chapter's own
+models: each run's *calibrated twin* (:class:`CalibratedTwin`) keeps the run's test
+probabilities and draws each label from them, so its confidences mean exactly what they
+say; :func:`replicate.synthetic.estimator_study` (the Monte Carlo loop of that chapter)
+draws ``reps`` such test sets and averages their ECE (15 equal-width bins, the papers'
+metric). :func:`clt_floor` is the chapter's central-limit prediction of the same number,
+``sum_b sqrt(2 v_b / pi) / N`` with ``v_b`` the summed ``c (1 - c)`` of bin ``b``.
+
+- :func:`describe` -> :class:`Scale`, the numbers (the data's name from :func:`data_name`, which
+  the chapters' captions use too, as :func:`replicate.comparison.data_name`);
+- :func:`box` -> :class:`ScaleBox`, a MyST admonition (``text/markdown``, for
+  ``{glue:md}`` at the top of the chapter) with the same text as HTML (``text/html``, for
+  the cross-page ``{glue:any}`` of the book's introduction).
+
+What the box says a profile can and cannot decide is :data:`replicate.book.scale.VERDICT_SCOPE`,
+one entry per profile, so a chapter rendered at ``gpu`` says so with its own numbers.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from .. import metrics
+from ..book.scale import Scale, ScaleBox
+from ..profiles import get_profile
+from ..synthetic import as_generator, estimator_study
+
+#: Training images of the official training split, for runs that train on all of it
+#: (``n_train`` None): the validation images are taken out of these.
+OFFICIAL_TRAIN = {"cifar10": 50_000, "cifar100": 50_000, "svhn": 73_257, "tiny_imagenet": 100_000}
+#: Simulated test sets per run for the noise floor.
+FLOOR_REPS = 100
+N_BINS = 15
+
+__all__ = ["OFFICIAL_TRAIN", "CalibratedTwin", "calibrated_ece", "clt_floor", "data_name", "describe", "box"]
+
+
+# ----------------------------------------------------------------------------- noise floor
+class CalibratedTwin:
+    """A perfectly calibrated model with the test probabilities ``probs`` (N x K) of a run:
+    :meth:`sample_probs` returns the probabilities and labels drawn from them (row by row),
+    so that for every row the top-1 prediction is right with probability its confidence.
+    A sample of another size resamples the rows with replacement."""
+
+    def __init__(self, probs):
+        p = np.asarray(probs, dtype=np.float64)
+        if p.ndim != 2 or p.shape[1] < 2 or not len(p):
+            raise ValueError(f"probs must have shape (N, K) with N >= 1, K >= 2; got {p.shape}")
+        if not np.all(np.isfinite(p)) or np.any(p < 0) or not np.allclose(p.sum(axis=1), 1.0, atol=1e-3):
+            raise ValueError("probs must be finite, non-negative rows that sum to 1")
+        self.probs = p / p.sum(axis=1, keepdims=True)
+
+    def sample_probs(self, n: int, rng=None) -> tuple[np.ndarray, np.ndarray]:
+        g = as_generator(rng)
+        p = self.probs if n == len(self.probs) else self.probs[g.integers(0, len(self.probs), size=n)]
+        cdf = np.cumsum(p, axis=1)
+        labels = (cdf < g.random(len(p))[:, None] * cdf[:, -1:]).sum(axis=1)
+        return p, np.minimum(labels, p.shape[1] - 1).astype(np.int64)
+
+
+def calibrated_ece(probs, n_bins: int = N_BINS, reps: int = FLOOR_REPS, rng=0) -> tuple[float, float]:
+    """Mean and standard deviation of the ECE (fractions; ``n_bins`` equal-width bins) of the
+    :class:`CalibratedTwin` of ``probs`` over ``reps`` test sets of ``len(probs)`` labels."""
+    twin = CalibratedTwin(probs)
+    study = estimator_study(twin, {"ECE": lambda p, y: metrics.ece(p, y, n_bins=n_bins, validate=False)},
+                            [len(twin.probs)], reps, rng=rng)
+    return float(study.estimate.mean()), float(study.estimate.std(ddof=1)) if reps > 1 else math.nan
+
+
+def clt_floor(probs, n_bins: int = N_BINS) -> float:
+    """Central-limit prediction of :func:`calibrated_ece`'s mean (a fraction): for a
+    calibrated predictor ``E|S_b| = sqrt(2 v_b / pi)`` with ``v_b = sum c (1 - c)`` over the
+    bin's samples (the chapter *Measuring calibration*, ``BetaModel.expected_binned_ece``)."""
+    conf = np.asarray(probs, dtype=np.float64).max(axis=1)
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    idx = np.clip(np.searchsorted(edges, conf, side="left") - 1, 0, n_bins - 1)  # (lower, upper]
+    v = np.bincount(idx, weights=conf * (1 - conf), minlength=n_bins)
+    return float(np.sqrt(2 * v / np.pi).sum() / len(conf))
+
+
+# ----------------------------------------------------------------------------- the numbers
+def _runs(runs) -> list:
+    """The image runs of ``runs``: a mapping of runs (any keys), or of such mappings
+    (``{"image": {...}, "text": {...}}`` as :func:`replicate.comparison.train` returns)."""
+    if isinstance(runs, Mapping):
+        values = list(runs.values())
+        if values and all(isinstance(v, Mapping) for v in values):
+            return _runs(runs["image"]) if "image" in runs else [r for v in values for r in _runs(v)]
+    else:
+        values = list(runs)
+    out = [r for r in values if r.resolved.get("kind", "image") == "image"]
+    if not out:
+        raise ValueError("runs must hold at least one image run")
+    return out
+
+
+def _network(resolved: dict) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in sorted(resolved.get("model_params", {}).items()))
+    return resolved["model"] + (f" ({params})" if params else "")
+
+
+def _n_train(resolved: dict) -> int:
+    if resolved.get("n_train"):
+        return int(resolved["n_train"])
+    total = OFFICIAL_TRAIN.get(resolved["dataset"])
+    if total is None:
+        raise ValueError(f"the training-set size of {resolved['dataset']!r} is not known here; add it to OFFICIAL_TRAIN")
+    return total - int(resolved.get("data", {}).get("val_size", 0))
+
+
+def data_name(run) -> str:
+    """The display name of the data copy a run was trained on (e.g. "CIFAR-10 (JPEG q75)"):
+    from its record (:attr:`replicate.runs.Run.data`); for 20 Newsgroups, whose one copy the
+    package reads, its name; else from the data set loaded now."""
+    recorded = run.data.get("name")
+    if recorded:
+        return recorded
+    if run.resolved.get("dataset") == "20newsgroups":      # one copy only: no need to load (and embed) it
+        from ..data.text import DISPLAY_NAME
+
+        return DISPLAY_NAME
+    from ..runs.build import load_data
+
+    return load_data(run.resolved).info.display_name
+
+
+#: :func:`data_name` under a name that :func:`describe`'s argument ``data_name`` does not hide
+_recorded_name = data_name
+
+
+def describe(runs, data_name: str | None = None, reps: int = FLOOR_REPS, rng=0) -> Scale:
+    """The :class:`Scale` of the image runs of ``runs`` (see :func:`_runs`): profile, data
+    (``data_name``, else the runs' recorded data copy), networks, seeds, split sizes, epochs,
+    SGD steps (``epochs * ceil(n_train / batch)``), augmentation, precision, the range of
+    test errors, and the range over runs of the noise floor (:func:`calibrated_ece`). The
+    papers' training-set size, epochs and steps come from the ``paper`` profile."""
+    chosen = _runs(runs)
+    profiles = sorted({r.config.profile for r in chosen})
+    if len(profiles) != 1:
+        raise ValueError(f"runs must come from one profile; got {profiles}")
+    res = [r.resolved for r in chosen]
+    train = [x["train"] for x in res]
+    n_train = sorted({_n_train(x) for x in res})
+    batch = sorted({t["batch_size"] for t in train})
+    if len(n_train) != 1 or len(batch) != 1:
+        raise ValueError(f"runs must share the training-set size and batch size; got {n_train} and {batch}")
+    epochs = tuple(sorted({int(t["epochs"]) for t in train}))
+    per_epoch = math.ceil(n_train[0] / batch[0])
+    test = [r.logits("test") for r in chosen]
+    g = as_generator(rng)
+    floors = [100 * calibrated_ece(metrics.probs_from_logits(z), reps=reps, rng=g)[0] for z, _ in test]
+    errors = [100 * float(np.mean(np.argmax(z, axis=1) != y)) for z, y in test]
+    if data_name is None:
+        data_name = _recorded_name(chosen[0])
+    paper = get_profile("paper")
+    paper_train = _n_train({**res[0], "n_train": None})
+    return Scale(
+        profile=profiles[0], data=data_name, networks=tuple(sorted({_network(x) for x in res})),
+        n_runs=len(chosen), seeds=tuple(sorted({int(t["seed"]) for t in train})), n_train=n_train[0],
+        n_val=int(res[0].get("n_val") or res[0].get("data", {}).get("val_size", 0)),
+        n_test=len(test[0][1]), epochs=epochs, batch_size=batch[0], steps=tuple(e * per_epoch for e in epochs),
+        augment=all(bool(t["augment"]) for t in train), precision=str(train[0].get("precision", "float32")),
+        error=(min(errors), max(errors)), floor=(min(floors), max(floors)), floor_reps=reps,
+        paper_n_train=paper_train, paper_epochs=paper.epochs,
+        paper_steps=paper.epochs * math.ceil(paper_train / paper.batch_size))
+
+
+def box(runs, data_name: str | None = None, reps: int = FLOOR_REPS, rng=0) -> ScaleBox:
+    """The scale box of the image runs of ``runs`` (see :func:`describe`)."""
+    return ScaleBox(describe(runs, data_name, reps=reps, rng=rng))
