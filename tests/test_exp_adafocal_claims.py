@@ -137,7 +137,8 @@ def test_app_l_counts_runs_against_flsd53s_mean():
 
 def test_gamma_claims_read_the_final_gammas():
     ends, blow = claim("On CIFAR-10 AdaFocal's γ ends close to 1"), claim("Unconstrained gammas blow up to very hi")
-    good = {("cifar10, r", C.final_gamma("lowest bin").key): 19.0, ("cifar10, r", C.final_gamma("highest bin").key): 1.2}
+    good = {("cifar10, r", C.final_gamma("lowest bin").key): 19.0,
+            ("cifar10, r", C.final_gamma("highest bin").key): 1.2}
     assert verdict(ends, _exact({}, good)) == "holds"
     good[("cifar10, r", C.final_gamma("lowest bin").key)] = 2.0
     assert verdict(ends, _exact({}, good)) == "fails"
@@ -160,7 +161,8 @@ def test_validation_bin_claims_on_constructed_gaps():
          "adafocal": 0.5 * ones}
     e["fl3"][:3] = 0.2                                    # FL-3 best in bins 0-2, FL-4 elsewhere
     named = _bins({**{(C.e_val, m): v for m, v in e.items()}, **{(C.abs_e_val, m): np.abs(v) for m, v in e.items()},
-                   **{(C.c_val, m): v for m, v in {"cross_entropy": 90 * ones, "fl3": 80 * ones, "fl5": 70 * ones}.items()},
+                   **{(C.c_val, m): v for m, v in {"cross_entropy": 90 * ones, "fl3": 80 * ones,
+                                                   "fl5": 70 * ones}.items()},
                    **{(C.c_train, m): v for m, v in {"cross_entropy": 95 * ones, "fl3": 85 * ones,
                                                      "fl5": 75 * ones}.items()}})
     named.update({("cifar10, r", C.val_adaece(m).key): v for m, v in
@@ -304,7 +306,7 @@ def test_the_papers_classwise_and_ood_rows_counted_here():
     pre, post = _table("table10", "auroc"), _table("table10", "auroc", True)
     rows = {}
     for (d, m, s) in pre.index:
-        rivals = [pre.loc[(d, m, s), x] for x in ("fl3", "flsd53")] + [post.loc[(d, m, s), x] for x in ("fl3", "flsd53")]
+        rivals = [f.loc[(d, m, s), x] for f in (pre, post) for x in ("fl3", "flsd53")]
         rows.setdefault((d, m), []).append(pre.loc[(d, m, s), "adafocal"] > max(rivals))
     want = "holds" if all(all(v) for v in rows.values()) else "fails"
     assert len(rows) == 2 and _paper("Models trained with AdaFocal outperform ").verdict == want

@@ -38,6 +38,11 @@ the code rule a method of one side: every claim of the paper is about AdaFocal, 
 second method would need a second test per claim (or a reading) that restates the first
 whenever the two rules train one model, while two sides keep the verdicts of each rule
 apart at profiles where they differ.
+
+**Tests written here** for want of them in :mod:`replicate.claims.tests` (candidates for the
+library): :class:`ByDataset` (a test per data set), :class:`RuleTwin` (a side that restates
+another side's runs) and :class:`LowestOfAll` / :class:`HighestOfAll` (a rank among numbers
+that all exist, keeping the reason of a missing one).
 """
 from __future__ import annotations
 
@@ -381,7 +386,8 @@ def definitions(error_tolerance: float = 1.0, similar_tolerance: float = 0.5, sl
                                                                             GAMMA_AT_ZERO)),
           Over("every", datasets=("imagenet",))),
         C("AdaFocal's mean ECE over runs is significantly below the baselines' (error bars)", "Sec. 6, App. H, "
-          "Fig. 14", LowestOfAll(Cell(ADA, "ece", "none", "Fig. 14"), [Cell(m, "ece", "none", "Fig. 14") for m in (ce, flsd)]),
+          "Fig. 14", LowestOfAll(Cell(ADA, "ece", "none", "Fig. 14"),
+                                 [Cell(m, "ece", "none", "Fig. 14") for m in (ce, flsd)]),
           Over("every")),
         C("FLSD-53 is only slightly better than focal loss with a fixed γ", "Abstract",
           AllOf(Statistic(lambda f, *g: _stack_min(*g) - f, (Cell(flsd), *fixed), ">", 0.0,
