@@ -1,7 +1,7 @@
 """The experiment chapter of Ghosh et al. (2022), ``exp_adafocal``: its methods, settings and
-runs (:func:`plan`). The numbers its claims are decided on are built in
-:mod:`.evidence`, the rules are in :mod:`.rules`, and the claims table in
-:mod:`.claims` (which imports them all; this module imports none of them).
+runs (:func:`plan`). The paper's claims, each with its test, are in :mod:`.claims`;
+:mod:`.report` computes the chapter's evidence and verdicts once (this module imports
+neither).
 
 The text replicated is the ICLR 2022 submission. Its AdaFocal (Eq. 4, Algorithm 1) updates
 each validation bin's gamma by ``gamma <- min(20, gamma exp(C_val - A_val))``; the authors'

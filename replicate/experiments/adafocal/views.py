@@ -1,6 +1,7 @@
 """What the AdaFocal chapter shows, built from its runs so that its cells stay short: labels,
-the Table 9 and Table 10 layouts, the gamma_max runs and the numbers glued in its prose.
-Nothing here trains or decides a claim (see :mod:`.rules`)."""
+the Table 9 and Table 10 layouts, the gamma_max runs, which variants trained the same model
+and the numbers glued in its prose. Nothing here trains or decides a claim (the claims and
+their tests are in :mod:`.claims`, computed once in :mod:`.report`)."""
 from __future__ import annotations
 
 import re
@@ -8,15 +9,20 @@ import re
 from ... import comparison as cmp
 from ...comparison import layouts
 from ...comparison import ood as cood
-from .evidence import TABLE9_METRICS, table9_rows
 from .plan import ADAFOCAL_KEYS, MAIN_GAMMA_MAX, RULE_NAMES, history_run, setting_of
 
 #: The paper's Table 10 rows (it trained no ResNet-50 for OOD detection).
 OOD_MODELS = ("ResNet-110", "Wide-ResNet-26-10")
-#: The sides of the verdict prose (:func:`replicate.comparison.chapter.verdict_counts`): the
-#: paper's tables and our runs under each AdaFocal rule, by the start of their evidence labels.
-VERDICT_SIDES = {"paper": "paper", "eq4": f"ours ({RULE_NAMES['adafocal_paper']})",
-                 "code": f"ours ({RULE_NAMES['adafocal_code']})"}
+
+
+def verdict_sides(profile: str) -> dict:
+    """The sides of the verdict prose (:func:`replicate.claims.verdict_counts`) by the start
+    of their evidence labels: our runs under each AdaFocal rule at ``profile`` and the
+    paper's tables."""
+    from .report import source
+
+    return {"eq4": f"ours: {source(profile, 'adafocal_paper')}", "code": f"ours: {source(profile, 'adafocal_code')}",
+            "paper": "paper"}
 
 
 def labels() -> dict:
@@ -36,6 +42,8 @@ def runs_by_label(runs: dict, keys, seed: int, history: bool = True) -> dict:
 
 def table9(ours: dict):
     """Table 9 (validation bins of the ablation rule) beside the paper's, pre-T."""
+    from .report import TABLE9_METRICS, table9_rows
+
     f = ours["bins"]
     by_key = dict(zip(f.method, f.setting))
     mine = layouts.summary_long(cmp.summarise(f), "table9", "ours", "", "", setting=by_key,
@@ -117,3 +125,68 @@ def twin_note(seed: int, table, history) -> str:
 def rule_pair(runs: dict, seed: int) -> list:
     """The two AdaFocal rules' main runs at ``seed`` (None where missing)."""
     return [runs["image"].get((k, seed)) for k in ADAFOCAL_KEYS]
+
+
+# ----------------------------------------------------------------------------- the same model twice
+def same_models(p: cmp.Plan, runs: dict) -> dict:
+    """Which variants of ``runs`` trained the same model (identical test logits,
+    :func:`replicate.noise.fingerprint`) at the seeds both have: the two AdaFocal rules in
+    each group, and each ablation setting against the main run. ``pairs``: ``(variant,
+    reference, row, seeds compared, seeds identical)``; ``sentence``: what the prose says."""
+    from ...comparison import report as rpt
+    from ...noise import fingerprint
+
+    def row(run):
+        return f"{run.resolved['dataset']}, {run.resolved['model']}"
+
+    pairs = []
+    for group in ("image", "text"):
+        if not runs.get(group):
+            continue
+        wide = rpt.with_store_seeds(runs[group], p.group(group))
+        a, b = ({s: r for (k, s), r in wide.items() if k == key} for key in ADAFOCAL_KEYS)
+        seeds = sorted(set(a) & set(b))
+        if seeds:
+            pairs.append((RULE_NAMES["adafocal_code"], RULE_NAMES["adafocal_paper"], row(a[seeds[0]]), seeds,
+                          [s for s in seeds if fingerprint(a[s]) == fingerprint(b[s])]))
+    for group in ("gamma_max", "bins"):
+        if not runs.get(group):
+            continue
+        wide = rpt.with_store_seeds(runs[group], p.group(group))
+        main = {s: r for (k, s), r in wide.items() if k in ADAFOCAL_KEYS}
+        for key in dict.fromkeys(k for k, _ in wide if k not in ADAFOCAL_KEYS):
+            mine = {s: r for (k, s), r in wide.items() if k == key}
+            seeds = sorted(set(mine) & set(main))
+            if seeds:
+                name = setting_of(group, key).replace("gamma_max=", "γmax ").replace("bins=", "") + \
+                    (" bins" if group == "bins" else "")
+                ref = "γmax 20" if group == "gamma_max" else "15 bins"
+                pairs.append((name, ref, row(main[seeds[0]]), seeds,
+                              [s for s in seeds if fingerprint(mine[s]) == fingerprint(main[s])]))
+    return {"pairs": pairs, "sentence": _same_sentence(p.profile, pairs)}
+
+
+def _seeds_text(seeds) -> str:
+    seeds = list(seeds)
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"seeds {seeds[0]}-{seeds[-1]}"
+    return ("seed " if len(seeds) == 1 else "seeds ") + ", ".join(map(str, seeds))
+
+
+def _same_sentence(profile: str, pairs) -> str:
+    same = [f"{a} and {b} on {r} ({_seeds_text(s)})" for a, b, r, seeds, s in pairs if s and s == seeds]
+    part = [f"{a} and {b} on {r} at {_seeds_text(s)} of {_seeds_text(seeds)}" for a, b, r, seeds, s in pairs
+            if s and s != seeds]
+    apart: dict = {}
+    for a, b, r, seeds, s in pairs:
+        if not s:
+            apart.setdefault((b, r), []).append(a)
+    differ = [f"{', '.join(a)} from {b} on {r}" for (b, r), a in apart.items()]
+    out = []
+    if same or part:
+        out.append(f"At the {profile} profile these variants trained the same model (identical test logits): "
+                   + "; ".join(same + part) + ". Each such pair is one model, counted once by the verdicts")
+    if differ:
+        out.append(("These differ" if out else f"At the {profile} profile no two variants trained the same model")
+                   + ": " + "; ".join(differ))
+    return ". ".join(out) + "." if out else f"At the {profile} profile no variant has a twin to compare."
