@@ -188,8 +188,19 @@ def twins_text(runs: dict, profile: str) -> str:
         return f"no two methods trained the same model at profile {profile}"
     same = "; ".join(f"{name(a)} and {name(b)}" for a, b in twins)
     return (f"the runs of {same} have identical test logits at every seed ({', '.join(map(str, seeds))}): at "
-            f"profile {profile} they are one model trained twice, and a verdict that would compare them says so "
-            f"instead of counting the model twice")
+            f"profile {profile} they are one model trained twice under two names")
+
+
+def readings_text(runs: dict, profile: str, keys=("adafocal_paper", "adafocal_code")) -> str:
+    """Whether the two readings of the printed AdaFocal (our two rules, ``keys``) rest on one
+    model at this profile (identical test logits at every seed), as a clause of the prose."""
+    a, b = keys
+    if not any(m == a for m, _ in runs) or not any(m == b for m, _ in runs):
+        return f"at profile {profile} the chapter trained only one of the two rules or neither"
+    if (a, b) in identical_models({k: r for k, r in runs.items() if k[0] in keys}):
+        return (f"at profile {profile} the two rules trained identical models, so both readings rest on the same "
+                f"runs and agree")
+    return f"at profile {profile} the two rules trained different models"
 
 
 def agreement_summary(table: pd.DataFrame) -> dict:
