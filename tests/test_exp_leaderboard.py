@@ -1,7 +1,8 @@
-"""The leaderboard chapter and its shared machinery: plan validation, post-hoc calibration and
-metrics against independent computations, paired tests and rank agreement against scipy /
-statsmodels, the headline rules on constructed numbers and on the papers' own printed rows,
-the sortable table in headless Chromium, and the committed cpu runs against their records."""
+"""The leaderboard chapter: plan validation, post-hoc calibration and metrics against
+independent computations, rank intervals of the noise model, paired tests and rank agreement
+against scipy / statsmodels, the headline claims on constructed evidence (known answers) and
+on the papers' printed rows counted here from the tables, the sortable table in headless
+Chromium, and the committed cpu runs against their records."""
 from __future__ import annotations
 
 import math
@@ -13,9 +14,8 @@ from scipy import special, stats
 
 import replicate as rp
 from replicate import metrics, posthoc
-from replicate.comparison import agreement as agr
-from replicate.comparison import board, pairs
-from replicate.experiments import leaderboard as lb  # the chapter's folder: lb.plan, lb.evidence, ...
+from replicate.experiments import leaderboard as lb  # the chapter's folder: lb.plan, lb.report, ...
+from replicate.experiments.leaderboard import report, views
 
 
 # ----------------------------------------------------------------------------- plan
@@ -63,58 +63,57 @@ def _logits(n=400, k=5, scale=3.0, seed=0):
 
 
 def test_ts_and_fts_choose_the_grid_point_of_lowest_validation_ece():
-    zv, yv = _logits(seed=1)
-    zt, yt = _logits(seed=2)
-    ts = board.calibrate_logits(zv, yv, zt, yt, "ts")
-    brute = [metrics.ece(special.softmax(zv / t, axis=1), yv) for t in posthoc.TS_GRID]
-    assert ts.T == pytest.approx(posthoc.TS_GRID[int(np.argmin(brute))])
-    np.testing.assert_allclose(ts.probs, special.softmax(zt / ts.T, axis=1), atol=1e-12)
-    fts = board.calibrate_logits(zv, yv, zt, yt, "fts")
     from replicate.theory.fts.calibration_map import focal_calibration_map
 
+    zv, yv = _logits(seed=1)
+    zt, yt = _logits(seed=2)
+    fitted = report.fit(zv, yv)
+    brute = [metrics.ece(special.softmax(zv / t, axis=1), yv) for t in posthoc.TS_GRID]
+    assert fitted["ts"][0] == pytest.approx(posthoc.TS_GRID[int(np.argmin(brute))])
+    ts = report.calibrate_logits(zt, yt, "ts", *fitted["ts"])
+    np.testing.assert_allclose(ts.probs, special.softmax(zt / ts.T, axis=1), atol=1e-12)
     grid = [(metrics.ece(focal_calibration_map(special.softmax(zv / t, axis=1), g), yv), i, j)
             for i, g in enumerate(posthoc.FTS_GAMMAS) for j, t in enumerate(posthoc.TS_GRID)]
-    best = min(grid)
-    assert best[0] == pytest.approx(metrics.ece(focal_calibration_map(special.softmax(zv / fts.T, axis=1),
-                                                                      fts.gamma), yv), abs=1e-9)
-    np.testing.assert_allclose(fts.probs, focal_calibration_map(special.softmax(zt / fts.T, axis=1), fts.gamma),
-                               atol=1e-9)
+    T, gamma = fitted["fts"]
+    assert min(grid)[0] == pytest.approx(metrics.ece(focal_calibration_map(special.softmax(zv / T, axis=1), gamma),
+                                                     yv), abs=1e-9)
+    fts = report.calibrate_logits(zt, yt, "fts", T, gamma)
+    np.testing.assert_allclose(fts.probs, focal_calibration_map(special.softmax(zt / T, axis=1), gamma), atol=1e-9)
     np.testing.assert_allclose(np.exp(fts.logp_y), fts.probs[np.arange(len(yt)), yt], rtol=1e-9)
-    none = board.calibrate_logits(zv, yv, zt, yt, "none")
-    assert none.T == 1 and math.isnan(none.gamma) and none.ood_probs is None
+    none = report.calibrate_logits(zt, yt, "none", 3.0, 0.5)
+    assert none.T == 1 and math.isnan(none.gamma) and none.ood == {}
+    with pytest.raises(ValueError, match="setting must be one of"):
+        report.calibrate_logits(zt, yt, "platt")
 
 
-def test_scores_on_a_subset_equal_independent_computations():
+def test_scores_equal_independent_computations():
     from sklearn.metrics import log_loss, roc_auc_score
 
-    zv, yv = _logits(seed=3)
-    zt, yt = _logits(seed=4)
-    zo = zt * 0.3
-    cal = board.calibrate_logits(zv, yv, zt, yt, "ts", ood_logits=zo)
-    idx = np.random.default_rng(0).integers(0, len(yt), len(yt))
-    p, y = cal.probs[idx], yt[idx]
-    assert board.score(cal, "nll", idx) == pytest.approx(100 * log_loss(y, p, labels=range(5)), rel=1e-9)
-    assert board.score(cal, "brier", idx) == pytest.approx(100 * np.mean(((p - np.eye(5)[y]) ** 2).sum(1)))
-    assert board.score(cal, "error", idx) == pytest.approx(100 * np.mean(p.argmax(1) != y))
-    assert board.score(cal, "ece", idx) == pytest.approx(100 * metrics.ece(p, y))
-    po = cal.ood_probs[idx]
+    zt, y = _logits(seed=4)
+    cal = report.calibrate_logits(zt, y, "ts", 1.7, ood={report.OOD_SET: zt * 0.3})
+    p = special.softmax(zt / 1.7, axis=1)
+    assert report.score(cal, "nll") == pytest.approx(100 * log_loss(y, p, labels=range(5)), rel=1e-9)
+    assert report.score(cal, "brier") == pytest.approx(100 * np.mean(((p - np.eye(5)[y]) ** 2).sum(1)))
+    assert report.score(cal, "error") == pytest.approx(100 * np.mean(p.argmax(1) != y))
+    assert report.score(cal, "ece") == pytest.approx(100 * metrics.ece(p, y))
+    assert report.score(cal, "smece") == pytest.approx(100 * metrics.smooth_ece(p, y))
+    po = special.softmax(zt * 0.3 / 1.7, axis=1)
     ent = lambda q: -(q * np.log(q)).sum(1)                                     # noqa: E731
-    auc = roc_auc_score(np.r_[np.zeros(len(idx)), np.ones(len(idx))], np.r_[ent(p), ent(po)])
-    assert board.score(cal, "auroc", idx) == pytest.approx(100 * auc)
-    assert math.isnan(board.score(board.calibrate_logits(zv, yv, zt, yt, "none"), "auroc"))
+    auc = roc_auc_score(np.r_[np.zeros(len(y)), np.ones(len(y))], np.r_[ent(p), ent(po)])
+    assert report.score(cal, "auroc") == pytest.approx(100 * auc)
+    assert math.isnan(report.score(report.calibrate_logits(zt, y, "none"), "auroc"))
     with pytest.raises(ValueError, match="metric must be one of"):
-        board.score(cal, "accuracy")
-    with pytest.raises(ValueError, match="setting must be one of"):
-        board.calibrate_logits(zv, yv, zt, yt, "platt")
+        report.score(cal, "accuracy")
 
 
 def test_summary_interval_is_the_student_t_interval():
     frame = pd.DataFrame({"method": "a", "seed": [1, 2, 3], "setting": "none", "metric": "ece",
                           "value": [1.0, 2.0, 4.0], "T": 1.0, "gamma": np.nan})
-    s = board.summarise_board(frame).iloc[0]
+    s = report.summarise_board(frame).iloc[0]
     lo, hi = stats.t.interval(0.95, 2, loc=7 / 3, scale=stats.sem([1.0, 2.0, 4.0]))
     assert (s["mean"], s["sd"], s["n"]) == (pytest.approx(7 / 3), pytest.approx(np.std([1, 2, 4], ddof=1)), 3)
     assert (s["low"], s["high"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert list(report.seed_values(frame, "ece", "none").a) == [1.0, 2.0, 4.0]
 
 
 # ----------------------------------------------------------------------------- paired tests and ranks
@@ -123,7 +122,7 @@ def test_paired_matrix_against_scipy_and_statsmodels():
 
     rng = np.random.default_rng(5)
     v = pd.DataFrame(rng.normal(size=(4, 4)) + np.array([0.0, 0.1, 2.0, 5.0]), columns=list("abcd"))
-    pr = pairs.paired_matrix(v)
+    pr = views.paired_matrix(v)
     assert len(pr) == 6
     for r in pr.itertuples():
         t = stats.ttest_rel(v[r.a], v[r.b])
@@ -132,13 +131,13 @@ def test_paired_matrix_against_scipy_and_statsmodels():
         need = rp.comparison.stats.seeds_needed(r.diff, (v[r.a] - v[r.b]).std(ddof=1))
         assert (math.isnan(r.seeds_needed) and need is None) or r.seeds_needed == need
     np.testing.assert_allclose(pr.p_bh, multipletests(pr.p, method="fdr_bh")[1])
-    m = pairs.matrix(pr, "diff")
+    m = views.matrix(pr, "diff")
     np.testing.assert_allclose(m.to_numpy(dtype=float), -m.to_numpy(dtype=float).T)
-    assert pairs.matrix(pr, "p").loc["a", "b"] == pairs.matrix(pr, "p").loc["b", "a"]
-    summ = pairs.summary(pr)
+    assert views.matrix(pr, "p").loc["a", "b"] == views.matrix(pr, "p").loc["b", "a"]
+    summ = views.pairs_summary(pr)
     assert summ["pairs"] == 6 and summ["significant"] == int((pr.p < 0.05).sum())
     with pytest.raises(ValueError, match="every method at every seed"):
-        pairs.paired_matrix(v.assign(a=[1.0, np.nan, 2.0, 3.0]))
+        views.paired_matrix(v.assign(a=[1.0, np.nan, 2.0, 3.0]))
 
 
 def test_seeds_needed_by_bisection_equals_the_first_n_of_a_linear_search():
@@ -147,63 +146,90 @@ def test_seeds_needed_by_bisection_equals_the_first_n_of_a_linear_search():
         assert rp.comparison.stats.seeds_needed(diff, sd, max_n=3000) == linear, (diff, sd)
 
 
-def _cal(probs_correct: float, n=300, k=4, seed=0, ood_conf=None):
-    """A calibrated run whose confidence on the label is ``probs_correct`` everywhere."""
+class FakeRun:
+    """A stored run's interface: key, resolved (data set and network), logits(split), ood_sets."""
+
+    made = 0
+
+    def __init__(self, test, labels, ood=None):
+        import hashlib
+
+        self._z, self._y = np.asarray(test, np.float32), labels
+        self._ood = ood
+        FakeRun.made += 1
+        self.key = hashlib.sha1(self._z.tobytes() + str(FakeRun.made).encode()).hexdigest()[:16]
+        self.resolved = {"dataset": "cifar10", "model": "tiny_cnn"}
+
+    @property
+    def ood_sets(self):
+        return {} if self._ood is None else {report.OOD_SET: "noisy copies"}
+
+    def logits(self, split="test"):
+        if split.startswith("ood:"):
+            return self._ood, self._y
+        return self._z, self._y
+
+
+def _confident(p_label: float, n=300, k=4, seed=0, ood_flat=None):
+    """Logits whose softmax puts ``p_label`` on the label everywhere; OOD copies flat (``ood_flat``)."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, k, n)
-    p = np.full((n, k), (1 - probs_correct) / (k - 1))
-    p[np.arange(n), y] = probs_correct
-    ood = None if ood_conf is None else np.full((n, k), 1 / k) * (1 - ood_conf) + np.eye(k)[y] * ood_conf
-    return board.Calibrated("none", p, y, np.log(p[np.arange(n), y]), ood, 1.0, math.nan)
+    p = np.full((n, k), (1 - p_label) / (k - 1))
+    p[np.arange(n), y] = p_label
+    ood = None if ood_flat is None else np.log(np.full((n, k), 1 / k) * (1 - ood_flat) + np.eye(k)[y] * ood_flat)
+    return FakeRun(np.log(p), y, ood)
 
 
-def test_rank_intervals_put_a_clearly_better_method_first_and_handle_higher_is_better():
-    cal = {(m, s, "none"): _cal(c, seed=s, ood_conf=o) for m, c, o in (("good", 0.9, 0.0), ("bad", 0.3, 0.99))
-           for s in (1, 2)}
-    r = board.rank_intervals(cal, "nll", "none", n_boot=20)
+def _evidence(runs):
+    cal = report.calibrated(runs, {}, ("none",))
+    return report.our_evidence(runs, cal, "test", n_boot=50)
+
+
+def test_rank_intervals_of_the_noise_model_put_a_clearly_better_method_first():
+    runs = {(m, s): _confident(c, seed=s, ood_flat=o) for m, c, o in (("good", 0.9, 0.0), ("bad", 0.3, 0.99))
+            for s in (1, 2)}
+    ev = _evidence(runs)
+    r = report.ranks(ev, ["good", "bad"], "nll", "none")
     assert list(r.sort_values("rank").method) == ["good", "bad"]
-    assert (r.rank_low == r.rank_high).all() and r.attrs["ranks"].shape == (20, 2)
-    a = board.rank_intervals(cal, "auroc", "none", n_boot=5)       # good: uniform OOD, entropy separates
+    assert (r.rank_low == r.rank_high).all() and r.attrs["ranks"].shape == (50, 2)
+    a = report.ranks(ev, ["good", "bad"], "auroc", "none")         # good: flat OOD copies, entropy separates
     assert a.set_index("method").loc["good", "rank"] == 1 and a.set_index("method").loc["good", "score"] > 50
-    with pytest.raises(ValueError, match="every method needs every seed"):
-        board.rank_intervals({k: v for k, v in cal.items() if k != ("bad", 2, "none")}, "nll", "none")
+    with pytest.raises(ValueError, match="metric must be one of"):
+        report.ranks(ev, ["good", "bad"], "accuracy", "none")
 
 
-def test_auroc_ranks_refuse_runs_without_ood_logits_and_twins_are_found():
-    cal = {(m, s, "none"): _cal(0.8, seed=s, ood_conf=None if m == "b" else 0.0) for m in "ab" for s in (1, 2)}
-    with pytest.raises(ValueError, match="without out-of-distribution logits"):
-        board.rank_intervals(cal, "auroc", "none", n_boot=2)
-    assert board.missing_ood(cal) == [("b", 1), ("b", 2)] and board.missing_ood(cal, "ts") == []
-    assert board.missing_ood({k: v for k, v in cal.items() if k[0] == "a"}) == []
-
-    class FakeRun:
-        def __init__(self, z):
-            self.z = z
-
-        def logits(self, split):
-            return self.z, None
-
-    z1, z2 = np.eye(3), np.ones((3, 3))
-    runs = {("a", 1): FakeRun(z1), ("b", 1): FakeRun(z1.copy()), ("c", 1): FakeRun(z2),
-            ("a", 2): FakeRun(z2), ("b", 2): FakeRun(z2.copy()), ("c", 2): FakeRun(z2)}
-    assert lb.views.identical_models(runs) == [("a", "b")]          # c differs at seed 1
+def test_auroc_needs_ood_logits_and_twins_are_found_by_their_fingerprints():
+    runs = {(m, s): _confident(0.8, seed=s, ood_flat=None if m == "b" else 0.0) for m in "ab" for s in (1, 2)}
+    assert report.missing_ood(runs) == [("b", 1), ("b", 2)]
+    with pytest.raises(ValueError, match="without numbers"):
+        report.ranks(_evidence(runs), ["a", "b"], "auroc", "none")
+    z1, z2, y = np.eye(3), np.ones((3, 3)), np.arange(3)
+    twins = {("a", 1): FakeRun(z1, y), ("b", 1): FakeRun(z1.copy(), y), ("c", 1): FakeRun(z2, y),
+             ("a", 2): FakeRun(z2, y), ("b", 2): FakeRun(z2.copy(), y), ("c", 2): FakeRun(z2, y)}
+    assert views.identical_models(twins) == [("a", "b")]          # c differs at seed 1
+    assert "a and b have identical test logits at every seed (1, 2)" in views.twins_text(twins, "cpu")
+    assert views.twins_text({k: v for k, v in twins.items() if k[0] != "b"}, "cpu").startswith("no two methods")
+    rules = {("adafocal_paper", 1): FakeRun(z1, y), ("adafocal_code", 1): FakeRun(z1.copy(), y)}
+    assert "both readings rest on the same runs" in views.readings_text(rules, "cpu")
+    rules[("adafocal_code", 1)] = FakeRun(z2, y)
+    assert "different models" in views.readings_text(rules, "cpu")
     r = pd.DataFrame({"method": list("abc"), "rank": [1.0, 2, 3], "mean_rank": [1.0, 2, 3],
                       "rank_low": [1.0, 1, 3], "rank_high": [2.0, 2, 3]})
-    assert lb.views.neighbours_overlap(r) == (1, 2)                  # a-b overlap, b-c do not
-    names = lb.evidence.labels()
+    assert views.neighbours_overlap(r) == (1, 2)                  # a-b overlap, b-c do not
+    names = views.labels()
     assert names["adafocal_paper"] != names["adafocal_code"] and names["fl3"] == "FL-3"
 
 
 # ----------------------------------------------------------------------------- rank agreement
 def test_readings_and_our_agreement_against_scipy():
     ours = [rp.comparison.METHODS[k] for k in ("cross_entropy", "adafocal_paper", "adafocal_code", "fcl")]
-    rd = agr.readings({"cross_entropy": 1.0, "adafocal": 0.5, "brier": 2.0}, ours)
+    rd = report.readings({"cross_entropy": 1.0, "adafocal": 0.5, "brier": 2.0}, ours)
     assert rd == [{"cross_entropy": "cross_entropy", "adafocal_paper": "adafocal"},
                   {"cross_entropy": "cross_entropy", "adafocal_code": "adafocal"}]
     ranks = pd.DataFrame({"method": ["x", "y", "z", "w"], "rank": [1.0, 2.0, 3.0, 4.0]})
     ranks.attrs["ranks"] = np.array([[1, 2, 3, 4], [2, 1, 3, 4], [1, 3, 2, 4.0]])
     printed = {"X": 0.3, "Y": 0.1, "Z": 0.5, "W": 0.9}
-    res = agr.our_agreement(ranks, printed, {"x": "X", "y": "Y", "z": "Z", "w": "W"})
+    res = report.our_agreement(ranks, printed, {"x": "X", "y": "Y", "z": "Z", "w": "W"})
     assert res["tau"] == pytest.approx(stats.kendalltau([1, 2, 3, 4], [0.3, 0.1, 0.5, 0.9]).statistic)
     taus = [stats.kendalltau(r, [0.3, 0.1, 0.5, 0.9]).statistic for r in ranks.attrs["ranks"]]
     assert res["low"] == pytest.approx(np.quantile(taus, 0.025)) and res["methods"] == ["x", "y", "z", "w"]
@@ -212,7 +238,7 @@ def test_readings_and_our_agreement_against_scipy():
 def test_between_papers_detects_reprinted_numbers():
     cols = {"mukhoti2020": {"a": 1.0, "b": 2.0, "c": 3.0}, "ghosh2022": {"a": 1.0, "b": 2.0, "c": 3.0, "d": 0.5},
             "liang2024": {"a": 1.5, "b": 1.2, "c": 3.3}}
-    out = agr.between_papers(cols).set_index(["paper_a", "paper_b"])
+    out = report.papers_pairs(cols).set_index(["paper_a", "paper_b"])
     assert out.loc[("mukhoti2020", "ghosh2022"), "identical"] == 3
     assert "reprints" in out.loc[("mukhoti2020", "ghosh2022"), "note"]
     assert out.loc[("mukhoti2020", "liang2024"), "tau"] == pytest.approx(stats.kendalltau([1, 2, 3],
@@ -221,83 +247,106 @@ def test_between_papers_detects_reprinted_numbers():
 
 def test_printed_columns_read_the_papers_tables():
     # Tao et al. Table 1 and Liang et al. Table 1, CIFAR-10 ResNet-50, DFL pre-T ECE: 0.46 and 1.32
-    assert agr.printed_column("tao2023", "ece", False)["dual_focal"] == 0.46
-    assert agr.printed_column("liang2024", "ece", False)["dual_focal"] == 1.32
-    fts = agr.printed_column("komisarenko2024", "adaece", True, lb.plan.FTS_SETTING, exclude=lb.evidence.excluded("komisarenko2024"))
+    assert report.printed_column("tao2023", "ece", False)["dual_focal"] == 0.46
+    assert report.printed_column("liang2024", "ece", False)["dual_focal"] == 1.32
+    assert views.printed("tao2023", "dual_focal") == "0.46" and views.printed("tao2023", "nothing") == "not printed"
+    fts = report.printed_column("komisarenko2024", "adaece", True, lb.plan.FTS_SETTING,
+                                exclude=report.excluded("komisarenko2024"))
     assert set(fts) == {"cross_entropy", "fl1", "fl3", "fl7", "flsd53"}       # its AdaFocal left out
-    assert "gamma 1" in lb.evidence.excluded("komisarenko2024")["adafocal"]
-    b = lb.evidence.between_papers()
+    assert "gamma 1" in report.excluded("komisarenko2024")["adafocal"]
+    b = report.between_papers()
     row = b[(b.paper_a == "mukhoti2020") & (b.paper_b == "ghosh2022") & (b.column == "pre-T ECE")].iloc[0]
     assert row.identical == row.n == 4 and "reprints" in row.note      # Ghosh reprints Mukhoti's baselines
     row = b[(b.paper_a == "tao2023") & (b.paper_b == "liang2024") & (b.column == "pre-T ECE")].iloc[0]
     assert row.identical == 0                                          # Liang retrained every baseline
 
 
-# ----------------------------------------------------------------------------- headline rules
-def _frame(values: dict, setting="none", seeds=(1, 2, 3)):
-    """``{method: per-seed values}`` (or one number for every seed) as the per-seed ECE frame."""
-    rows = []
-    for m, v in values.items():
-        v = [v] * len(seeds) if np.isscalar(v) else v
-        rows += [(m, s, setting, "ece", float(x), 1.0, np.nan) for s, x in zip(seeds, v)]
-    return pd.DataFrame(rows, columns=["method", "seed", "setting", "metric", "value", "T", "gamma"])
+# ----------------------------------------------------------------------------- the claims and their tests
+def _exact(cells: dict):
+    """Exact evidence of one CIFAR-10 row from ``{(method, post): ECE}``."""
+    from replicate.claims.evidence import Exact
+
+    frame = pd.DataFrame([{"row": "r", "dataset": "cifar10", "model": "m", "method": m, "metric": "ece", "post": p,
+                           "setting": "", "value": v} for (m, p), v in cells.items()])
+    return Exact(frame, "constructed", report.names())
 
 
-def _verdict(paper, frame, which=0):
-    numbers, outcome = lb.claims.rules(paper)[which].rule(frame)
-    return rp.claims.as_outcome(outcome), numbers
+def _decide(paper: str, cells: dict):
+    from replicate.claims.claim import claims_log
+
+    return claims_log(paper, "exp_leaderboard", lb.claims.definitions(paper), [_exact(cells)], "s").frame()
 
 
-def test_headline_rule_holds_fails_depends_and_is_not_tested():
-    base = {"cross_entropy": [4.0, 4.2, 4.1], "brier": [2.0, 2.1, 2.2], "mmce": [4.5, 4.4, 4.6]}
-    holds = _frame({**base, "flsd53": [1.0, 1.1, 1.05]})
-    assert _verdict("mukhoti2020", holds)[0].verdict == "holds"
-    noisy = _frame({**base, "flsd53": [0.5, 3.5, 1.6]})                 # lowest mean, not significant
-    o, numbers = _verdict("mukhoti2020", noisy)
-    assert o.verdict == "depends on reading" and "rank 1 of 4" in numbers
-    fails = _frame({**base, "flsd53": [2.5, 2.6, 2.7]})
-    o, numbers = _verdict("mukhoti2020", fails)
-    assert o.verdict == "fails" and "lowest Brier" in numbers
-    o, _ = _verdict("mukhoti2020", _frame({"cross_entropy": 1.0, "flsd53": 0.5}))
-    assert o.verdict == "not tested" and "Brier" in o.note
-    post = _frame({**base, "flsd53": [1.0, 1.1, 1.05]}, setting="ts")
-    assert _verdict("mukhoti2020", post, 1)[0].verdict == "holds"
+def _board(values: dict, post: str = "none") -> dict:
+    return {(m, post): v for m, v in values.items()}
 
 
-def test_adafocal_headline_is_read_with_each_rule():
-    base = {"cross_entropy": [4.0, 4.3, 4.1], "brier": [2.0, 2.1, 2.3], "mmce": [4.5, 4.4, 4.9],
-            "ls005": [3.0, 3.3, 3.1], "flsd53": [1.5, 1.6, 1.8]}
-    f = _frame({**base, "adafocal_paper": [0.5, 0.6, 0.55], "adafocal_code": [1.9, 2.0, 2.1]})
-    o, _ = _verdict("ghosh2022", f)
-    assert o.verdict == "depends on reading" and "AdaFocal (Eq. 4): lowest mean: holds" in o.note
-    assert "AdaFocal (authors' code): lowest mean: fails" in o.note
+def test_lowest_claims_on_constructed_numbers():
+    base = {"cross_entropy": 4.0, "brier": 2.0, "mmce": 4.5}
+    good = {**_board({**base, "flsd53": 1.0}), **_board({**base, "flsd53": 0.5}, "ts")}
+    assert _decide("mukhoti2020", good).verdict.tolist() == ["holds", "holds"]
+    tie = {**_board({**base, "flsd53": 2.0}), **_board({**base, "flsd53": 3.0}, "ts")}   # a tie is not lowest
+    f = _decide("mukhoti2020", tie)
+    assert f.verdict.tolist() == ["fails", "fails"] and "FLSD-53 − min(Cross Entropy, Brier Loss, MMCE) = 0.00" in \
+        f.result[0]
+    assert (_decide("mukhoti2020", _board(base)).verdict == "not tested").all()           # no FLSD-53
+    only = _decide("mukhoti2020", _board({"flsd53": 1.0, "cross_entropy": 2.0}))          # the rivals it has
+    assert only.verdict[0] == "holds" and "min(Cross Entropy)" in only.result[0]
 
 
-def test_fts_rule_counts_models_where_fts_beats_ts():
+def test_adafocal_claim_is_read_with_each_of_our_rules():
+    base = {"cross_entropy": 4.0, "brier": 2.0, "mmce": 4.5, "ls005": 3.0, "flsd53": 1.5}
+    f = _decide("ghosh2022", _board({**base, "adafocal_paper": 0.5, "adafocal_code": 1.9}))
+    assert f.verdict[0] == "depends on reading"
+    assert "AdaFocal (Eq. 4): holds" in f.note[0] and "AdaFocal (authors' code): fails" in f.note[0]
+    same = _decide("ghosh2022", _board({**base, "adafocal_paper": 0.5, "adafocal_code": 0.5}))
+    assert same.verdict[0] == "holds"             # the other rule is no rival: a tie between them is not counted
+
+
+def test_fts_claims_count_every_model():
     keys = ("cross_entropy", "fl1", "fl3", "fl7", "flsd53")
-    ts = _frame({k: [2.0, 2.1, 2.2] for k in keys}, "ts")
-    better = _frame({k: [1.0, 1.3, 1.1] for k in keys}, "fts")
-    numbers, o = lb.claims.rules("komisarenko2024")[0].rule(pd.concat([ts, better]))
-    assert rp.claims.as_outcome(o).verdict == "holds" and "for 5 of 5 models" in numbers, numbers
-    worse = better.assign(value=np.where(better.method == "fl7", 3.0, better.value))
-    numbers, o = lb.claims.rules("komisarenko2024")[0].rule(pd.concat([ts, worse]))
-    assert rp.claims.as_outcome(o).verdict == "fails" and "not FL-7" in numbers
-    _, o = lb.claims.rules("komisarenko2024")[1].rule(pd.concat([ts, better]))
-    assert o.verdict == "beyond the paper" and o.check == "holds"
+    ts = _board({k: 2.0 for k in keys}, "ts")
+    assert lb.claims.fts_models() == list(keys)
+    better = {**ts, **_board({k: 1.5 for k in keys}, "fts")}
+    f = _decide("komisarenko2024", better)
+    assert f.verdict[0] == "holds" and f.result[0].startswith("5 of 5 models hold")
+    assert f.verdict[1] == "beyond the paper" and f.check[1] == "holds"         # the five it has
+    worse = {**better, ("fl7", "fts"): 2.5}
+    assert _decide("komisarenko2024", worse).verdict[0] == "fails"
+    claim = lb.claims.definitions("komisarenko2024", ["cross_entropy", "brier"])[1]
+    assert claim.beyond and claim.where == "(the book)" and "all 2 models" in claim.how(report.names())
 
 
-@pytest.mark.parametrize("paper", ["mukhoti2020", "ghosh2022", "tao2023", "liang2024"])
-def test_headline_rules_on_the_papers_own_printed_rows(paper):
-    """One 'seed' holding the paper's printed Table 1 row: by reading the printed numbers, each
-    paper's method has the lowest pre-T and post-T ECE of its Table 1 (Mukhoti: FLSD-53 1.55
-    and 0.95; Ghosh: AdaFocal 0.80 and 0.65; Tao: DFL 0.46 and 0.46; Liang: FCL 0.76 and 0.76);
-    with one seed there is no paired test, so the mean is the only reading (AdaFocal: one per rule)."""
-    for which, scaled, setting in ((0, False, "none"), (1, True, "ts")):
-        col = agr.printed_column(paper, "ece", scaled)
-        vals = {m.key: col[m.compared_with] for m in rp.comparison.METHODS.values() if m.compared_with in col}
-        o, numbers = _verdict(paper, _frame(vals, setting, seeds=(1,)), which)
-        assert o.verdict == "holds", numbers
-        assert "significantly" not in o.note and "rank 1 of" in numbers
+def test_the_paper_side_is_its_printed_row_counted_here_from_the_tables():
+    """Each headline claim on the paper's side: the paper's method below every other method of
+    the CIFAR-10 ResNet-50 row of its Table 1 (pre-T and post-T ECE), counted from the stored
+    table; FTS below TS for each model of the FTS paper's CIFAR-10 row (its AdaFocal left out)."""
+    from replicate import paper_tables
+
+    p = lb.plan.plan("smoke", device="cpu")
+    logs = report.decide(p, None)
+    for paper, (own, table) in lb.plan.HEADLINE.items():
+        t = paper_tables.get(paper, f"table{table}")
+        t = t[(t.dataset_key == "cifar10") & (t.model_key == "resnet50") & (t.metric == "ece") & (t.setting == "")]
+        f = logs[paper].frame()
+        paper_rows = f[f.evidence.str.startswith("paper")]
+        for i, scaled in enumerate((False, True)):
+            col = t[t.temperature_scaled.astype(bool) == scaled].set_index("method").value
+            expected = "holds" if col[own] < col.drop(own).min() else "fails"
+            assert paper_rows.verdict.iloc[i] == expected, (paper, scaled)
+            assert f"= {col[own] - col.drop(own).min():.2f}" in paper_rows.result.iloc[i]
+        ours = f[f.evidence.str.startswith("ours")]
+        assert (ours.verdict == "not tested").all() and ours.note.str.contains("not all in the run store").all()
+    t = paper_tables.get("komisarenko2024", "table1_adaece")
+    t = t[(t.dataset_key == "cifar10") & (t.method != "adafocal")]
+    post = {s: t[t.setting.str.startswith(f"posthoc={s},")].set_index("method").value for s in ("ts", "fts")}
+    below = int((post["fts"] < post["ts"]).sum())
+    f = logs["komisarenko2024"].frame()
+    paper_rows = f[f.evidence.str.startswith("paper")]
+    assert paper_rows.verdict.iloc[0] == ("holds" if below == len(post["ts"]) else "fails")
+    assert paper_rows.result.iloc[0].startswith(f"{below} of {len(post['ts'])} models hold")
+    assert "equal-mass" in paper_rows.evidence.iloc[0]
+    assert paper_rows.verdict.iloc[1] == "not tested" and "the book adds" in paper_rows.note.iloc[1]
 
 
 def test_claims_without_runs_are_not_tested_and_every_paper_is_registered(tmp_path, monkeypatch):
@@ -305,14 +354,30 @@ def test_claims_without_runs_are_not_tested_and_every_paper_is_registered(tmp_pa
     monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
     sources = [s for s in rp.claims.SOURCES if s.chapter == "exp_leaderboard"]
     assert {s.paper for s in sources} == set(rp.papers.PAPERS)
+    assert all(s.builder.startswith("replicate.experiments.leaderboard.report:claims_") for s in sources)
     for s in sources:
         f = rp.claims.build(s, "smoke").frame()
-        assert (f.verdict == "not tested").all() and (f.section == lb.plan.SECTION).all()
-        assert f.note.str.contains("not all in the run store").all()
-    with pytest.raises(ValueError, match="alpha"):
-        lb.claims.rules("tao2023", alpha=1.5)
+        ours = f[f.evidence.str.startswith("ours")]
+        assert len(ours) == 2 and (ours.verdict == "not tested").all() and (f.section == lb.plan.SECTION).all()
+        assert ours.note.str.contains("not all in the run store").all()
+        assert set(f.claim) == {c.text for c in lb.claims.definitions(s.paper)}
+    with pytest.raises(AttributeError):
+        report.claims_nobody2030
 
 
+def test_claims_on_runs_decide_within_the_noise_model():
+    """Constructed runs whose answer is known: FLSD-53 far below its rivals holds, with the
+    noise model's interval and the seeds behind it."""
+    from replicate.claims.claim import claims_log
+
+    runs = {(m, s): _confident(c, n=2000, seed=10 * s + i) for i, (m, c) in
+            enumerate((("flsd53", 0.99), ("cross_entropy", 0.75), ("brier", 0.85), ("mmce", 0.8))) for s in (1, 2)}
+    cal = report.calibrated(runs, {r.key: {"ts": (1.0, math.nan), "fts": (1.0, 0.05)} for r in runs.values()})
+    ev = report.our_evidence(runs, cal, "test", n_boot=100)
+    f = claims_log("mukhoti2020", "exp_leaderboard", lb.claims.definitions("mukhoti2020"), [ev], "s").frame()
+    assert f.verdict.tolist() == ["holds", "holds"]
+    assert "two-level bootstrap (100 resamples): the 2 seeds resampled" in f.noise[0]
+    assert "seeds 1, 2 of FLSD-53" in f.evidence[0]
 # ----------------------------------------------------------------------------- the sortable table
 def test_sortable_table_html_is_escaped_and_carries_sort_keys():
     from replicate.book.tables import sortable_table
@@ -372,13 +437,13 @@ def test_figures_draw_every_method_and_panel():
 
     r = pd.DataFrame({"method": ["a", "b", "c"], "score": [1, 2, 3.0], "rank": [1, 2, 3.0],
                       "mean_rank": [1.2, 2.0, 2.8], "rank_low": [1, 1, 2.0], "rank_high": [2, 3, 3.0]})
-    fig = rp.experiments.leaderboard.figures.rank_figure({"x": r, "y": r}, {"a": "A"}, "cap")
+    fig = lb.figures.rank_figure({"x": r, "y": r}, {"a": "A"}, "cap")
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["A", "b", "c"] and len(fig.axes) == 2
     v = pd.DataFrame({"a": [1.0, 2, 3], "b": [2.0, 2.5, 3.5], "c": [5.0, 6, 7]})
-    fig2 = rp.experiments.leaderboard.figures.pairs_figure(pairs.paired_matrix(v), ["c", "b", "a"], caption_text="cap")
+    fig2 = lb.figures.pairs_figure(views.paired_matrix(v), ["c", "b", "a"], caption_text="cap")
     assert [t.get_text() for t in fig2.axes[0].get_xticklabels()] == ["c", "b", "a"]
-    fig3 = rp.experiments.leaderboard.figures.agreement_figure(pd.DataFrame({"label": ["p"], "tau": [0.5], "low": [0.1],
-                                                                 "high": [0.9], "n": [4]}))
+    fig3 = lb.figures.agreement_figure(pd.DataFrame({"label": ["p"], "tau": [0.5], "low": [0.1], "high": [0.9],
+                                                     "n": [4]}))
     assert len(fig3.axes) == 1
     plt.close("all")
 
@@ -393,6 +458,6 @@ def test_committed_cpu_runs_agree_with_their_records():
     if not found:
         pytest.skip("no committed cpu run of the leaderboard in results/")
     for (key, seed), run in list(found.items())[:12]:
-        cal = board.calibrate_run(run, "none")
-        assert board.score(cal, "ece") == pytest.approx(100 * run.metrics["test"]["ece"], abs=1e-3), key
-        assert board.score(cal, "error") == pytest.approx(100 * run.metrics["test"]["error"], abs=1e-3), key
+        cal = report.calibrate_logits(*run.logits("test"), "none")
+        assert report.score(cal, "ece") == pytest.approx(100 * run.metrics["test"]["ece"], abs=1e-3), key
+        assert report.score(cal, "error") == pytest.approx(100 * run.metrics["test"]["error"], abs=1e-3), key

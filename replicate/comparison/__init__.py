@@ -37,11 +37,9 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    ``inconclusive`` for a comparative claim (paired t-test over seeds with three or more,
    else a paired bootstrap over the test examples; best-of-N by bootstrap rank intervals;
    a temperature's range), the tests a :class:`Claim` carries as ``noise``.
-11. The leaderboard's machinery: :mod:`.board` (every run under no calibration, TS and FTS,
-   every metric on any subset of the test samples, seed intervals, bootstrap rank intervals,
-   the sortable table), :mod:`.pairs` (paired tests over seeds for every pair of methods, with
-   the seeds each difference would need) and :mod:`.agreement` (Kendall's tau between our
-   ranking and each paper's, and between the papers).
+11. :mod:`.board` -- what the old rules of :mod:`.noise` still read of the former leaderboard
+   machinery (a calibrated run, its metrics on a subset of the test samples, bootstrap rank
+   intervals); the leaderboard itself is :mod:`replicate.experiments.leaderboard`.
 12. :mod:`.chapter` -- the chapter contract: the modules every experiment chapter folder
    holds, and what they share (:func:`chapter.chapter_log`, :func:`chapter.verdict_counts`
    and its glue keys, :func:`chapter.at_profile`, :func:`chapter.not_in_store`).
@@ -54,7 +52,7 @@ from .paper import PaperReference, metric_tables, paper_reference, paper_values
 from .evaluation import (GRIDS, METRIC_NAMES, METRICS, POSTHOC, POSTHOC_METRICS, T_SELECTED_BY, TABLE_METRICS,
                          evaluate_logits, evaluate_posthoc, evaluate_runs, fts_search, optimal_temperatures,
                          posthoc_logits, posthoc_value, quote, resolve_grid, summarise, summarise_posthoc, value)
-from . import agreement, board, chapter, layouts, noise, pairs, report, scale, stats, wording
+from . import board, chapter, layouts, noise, report, scale, stats, wording
 from .plan import (Plan, add_referenced, check_datasets, check_seeds, configs, load, load_groups, reuse_finished, train,
                    train_configs)
 from .side_by_side import (data_name, describe_runs, evidence_label, fts_caption, fts_column, paper_posthoc,
@@ -64,7 +62,7 @@ from .verdicts import Claim, below, log_claims, lowest, present, short, verdicts
 
 __all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "Plan", "check_seeds", "configs", "train",
            "train_configs", "load", "load_groups", "check_datasets", "add_referenced", "reuse_finished", "board",
-           "pairs", "agreement", "stats", "chapter", "noise", "report", "scale", "wording", "PaperReference",
+           "stats", "chapter", "noise", "report", "scale", "wording", "PaperReference",
            "paper_reference", "paper_values", "metric_tables",
            "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits", "evaluate_runs",
            "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption", "styled_table",

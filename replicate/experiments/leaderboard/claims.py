@@ -1,112 +1,110 @@
-"""The leaderboard's claims: each paper's headline claim restated on the common protocol
-(:func:`rules`), one registered builder per paper (``claims_<paper key>``, made for every
-paper of :data:`replicate.papers.PAPERS` by the module's ``__getattr__``), decided on the
-frame of :func:`.evidence.evaluate`."""
+"""The leaderboard's claims: each paper's headline claim restated on the common protocol, its
+one test (:mod:`replicate.claims.tests`) and the rows it covers
+(:class:`replicate.claims.claim.Over`), in :func:`definitions`. :mod:`.report` decides them on
+both sides - the paper's printed cells and our runs (every committed seed, within the noise
+model of :mod:`replicate.noise`) - one registered builder per paper.
+
+The rows, in the paper's and the chapter's words. Each headline is restated for the
+leaderboard's one data set, CIFAR-10, and compared with the paper's row for that data set and
+the network the papers train there, ResNet-50 (the row of Table 1 each paper's headline
+comparison prints; the ``paper`` profile trains exactly that setting): every claim covers the
+CIFAR-10 rows of a side, ``Over("every", datasets=("cifar10",))`` - our one row, and the
+paper's CIFAR-10 ResNet-50 row of its Table 1 (:func:`.report.paper_side`).
+
+- Mukhoti, Ghosh, Tao and Liang: "<method> has the lowest ECE of the methods of the paper's
+  Table 1, before / after temperature scaling" - :class:`~replicate.claims.tests.Lowest` of
+  the paper's method among every method its Table 1 prints in that row (our keys of them:
+  :func:`headline_set`). The printed "AdaFocal" stands for both of our AdaFocal rules (the
+  paper's Eq. 4 and its authors' code), so Ghosh's claim is read with each
+  (:class:`~replicate.claims.tests.Readings`), the other rule left out of the rivals.
+- Komisarenko & Kull, Sec. 5.2: focal temperature scaling "could noticeably improve ECE among
+  all baseline models" - for every model of its Table 1 (our keys of its printed models but
+  its AdaFocal, which is focal loss with gamma 1 in effect: :data:`.plan.EXCLUDED`), the ECE
+  after FTS below the ECE after TS (a :class:`~replicate.claims.tests.Difference` per model,
+  all of them counted by :class:`~replicate.claims.tests.Count`); and, beyond the paper, the
+  same for every model of the leaderboard. The paper's "ECE" is equal-mass with 15 bins
+  (AdaECE) and its TS and FTS choose T (and gamma_ev) by it on T = 0.01..5; ours is the ECE
+  with 15 equal-width bins, both settings choosing by validation ECE on T = 0.1..10.0.
+"""
 from __future__ import annotations
 
-import pandas as pd
-
 from ... import comparison as cmp
-from ...claims import ClaimLog
-from ...comparison import board, chapter, noise
-from ...papers import PAPERS
-from . import rules as r
-from .plan import CHAPTER, FTS_PAPER, HEADLINE, SECTION, plan
+from ...claims.claim import Claim, Over
+from ...claims.evidence import Cell
+from ...claims.tests import Count, Difference, Lowest, Readings
+from ...papers import get_paper
+from .plan import EXCLUDED, FTS_PAPER, FTS_SETTING, HEADLINE, METHOD_KEYS
+
+#: The rows every claim covers: the CIFAR-10 row of each side.
+OVER = Over("every", datasets=("cifar10",))
 
 
-def rules(paper: str, alpha: float = 0.05) -> tuple[cmp.Claim, ...]:
-    """``paper``'s headline claim restated on the common protocol, as rules on the per-seed
-    frame of :func:`evaluate` (columns ``method, seed, setting, metric, value``) and, on our
-    runs, decided within their noise (:func:`.rules.lowest_test`, :func:`.rules.fts_test`):
-    the paper's method is the lowest when its bootstrap rank interval (seeds and test
-    examples resampled) is [1, 1], not the lowest when the interval excludes rank 1, and
-    ``inconclusive`` otherwise. Without runs (the rule alone) each is read two ways: the
-    lowest *mean* over seeds, and *significantly* lower than every other method of the
-    paper's table (paired t-test over seeds, p < ``alpha``). The FTS paper's claim is about
-    post-hoc calibration: FTS lowers the ECE of every model of its Table 1 (plus, beyond the
-    paper, of every model of the leaderboard), each model by the paired t-test over seeds."""
-    from ...papers import get_paper
+def labels(methods=None) -> dict:
+    """``{method key: label}`` of the catalogue (all methods by default): the short label, or
+    the full one where two methods share a short label (the two AdaFocal rules)."""
+    every = list(cmp.METHODS.values())
+    shared = {m.short for m in every if sum(o.short == m.short for o in every) > 1}
+    return {m.key: m.label if m.short in shared else m.short for m in (methods or every)}
 
+
+def name(key: str) -> str:
+    """The label of a method key (:func:`labels`); the key itself when unknown."""
+    return labels().get(key, key)
+
+
+def ours_of(printed) -> dict:
+    """``{our key: printed key}`` of every catalogue method compared with one of the printed
+    method keys ``printed`` (both AdaFocal rules for the printed "adafocal")."""
+    printed = set(printed)
+    return {m.key: m.compared_with for m in cmp.METHODS.values() if m.compared_with in printed}
+
+
+def headline_set(paper: str) -> tuple[str, list[str]]:
+    """The paper's method (printed key) and every printed method of its headline table
+    (:data:`.plan.HEADLINE`) in its CIFAR-10 ResNet-50 row, pre-T ECE, in printed order."""
+    own, table = HEADLINE[paper]
+    ref = cmp.paper_reference("cifar10", "resnet50", paper)
+    vals = cmp.paper_values(ref, ["ece"])
+    rows = vals[(~vals.temperature_scaled.astype(bool)) & vals.tables.map(lambda t: table in t.split(", "))]
+    return own, list(dict.fromkeys(rows.method))
+
+
+def fts_models() -> list[str]:
+    """Our keys of the models of the FTS paper's Table 1 (CIFAR-10 ResNet-50, its AdaFocal left out)."""
+    vals = cmp.paper_values(cmp.paper_reference("cifar10", "resnet50", FTS_PAPER), ["adaece"], setting=FTS_SETTING)
+    return list(ours_of(m for m in dict.fromkeys(vals.method) if m not in EXCLUDED.get(FTS_PAPER, ())))
+
+
+def _lowest(paper: str, post: str):
+    own, printed = headline_set(paper)
+    keys = ours_of(printed)
+    mine = [k for k, v in keys.items() if v == own]
+    if not mine:
+        raise ValueError(f"{paper}: none of our methods stands for its printed {own!r}")
+
+    def one(k):
+        rivals = [Cell(r, "ece", post) for r in keys if r not in mine]
+        return Lowest(Cell(k, "ece", post), [Cell(k, "ece", post), *rivals])
+    if len(mine) == 1:
+        return one(mine[0])
+    return Readings(**{name(k): one(k) for k in mine})
+
+
+def _fts_below_ts(models) -> Count:
+    return Count({name(k): Difference(Cell(k, "ece", "fts"), Cell(k, "ece", "ts"), "<") for k in models}, "every",
+                 "models")
+
+
+def definitions(paper: str, methods=METHOD_KEYS) -> tuple[Claim, ...]:
+    """``paper``'s headline claims restated on the common protocol, each with its test
+    (``methods``: the leaderboard's models, for the FTS claim beyond the paper)."""
     get_paper(paper)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}")
     if paper == FTS_PAPER:
-        how = ("test ECE after FTS vs after TS, both chosen by validation ECE on T = 0.1..10.0; per model the "
-               "paired t-test over seeds (95 % interval of the difference); holds when every model's FTS - TS "
-               "interval lies below 0, fails when one lies at or above 0")
-        return (cmp.Claim("FTS gives a lower ECE than TS for every model of the paper's Table 1", "Sec. 5.2, Sec. 6",
-                          r.fts_rule(alpha, False), how + " (the paper: equal-mass ECE, T = 0.01..5)",
-                          r.fts_test(False)),
-                cmp.Claim("FTS gives a lower ECE than TS for every model of the leaderboard", "(the book)",
-                          r.fts_rule(alpha, True), how, r.fts_test(True)))
+        return (Claim("FTS gives a lower ECE than TS for every model of the paper's Table 1", "Sec. 5.2, Sec. 6",
+                      _fts_below_ts(fts_models()), OVER),
+                Claim("FTS gives a lower ECE than TS for every model of the leaderboard", "(the book)",
+                      _fts_below_ts([m.key for m in cmp.resolve_methods(methods)]), OVER, beyond=True))
     own = next(m.short for m in cmp.METHODS.values() if m.compared_with == HEADLINE[paper][0])
-    how = ("test ECE (15 equal-width bins) of every method of the paper's Table 1 row we train; holds when the "
-           "paper's method has the 95 % bootstrap rank interval [1, 1] (seeds and test examples resampled), fails "
-           "when the interval excludes rank 1")
-    return tuple(cmp.Claim(f"{own} has the lowest ECE of the methods of the paper's Table 1, {when} temperature "
-                           f"scaling", f"Table {HEADLINE[paper][1]}", r.lowest_rule(paper, scaled, alpha),
-                           how + (" (T by validation ECE)" if scaled else ""), r.lowest_test(paper, scaled))
-                 for scaled, when in ((False, "before"), (True, "after")))
-
-
-def headline_log(paper: str, frame: pd.DataFrame | None, label: str, missing_reason: str = "",
-                 runs: noise.RunEvidence | None = None) -> ClaimLog:
-    """``paper``'s headline claims on the common protocol, decided on ``frame`` (:func:`evaluate`)
-    labelled ``label`` and, with ``runs`` (:func:`run_evidence`), within the runs' noise;
-    ``frame`` None: "not tested" with ``missing_reason``."""
-    if frame is None:
-        return chapter.chapter_log(paper, CHAPTER, rules(paper), {}, {label: missing_reason}, section=SECTION)
-    return chapter.chapter_log(paper, CHAPTER, rules(paper), {label: frame}, section=SECTION,
-                               runs={label: runs} if runs is not None else None)
-
-
-def run_evidence(runs: dict, calibrated: dict) -> noise.RunEvidence:
-    """Our runs ``{(method, seed): Run}`` with their three post-hoc calibrations
-    (:func:`.evidence.evaluate`'s ``calibrated``), as the claims' noise tests read them."""
-    run = next(iter(runs.values()))
-    return noise.RunEvidence(runs, name=f"{run.resolved['dataset']}, {run.resolved['model']}", board=calibrated)
-
-
-def headline_claims(frame: pd.DataFrame, label: str, runs: noise.RunEvidence | None = None
-                    ) -> tuple[list[ClaimLog], pd.DataFrame]:
-    """Every paper's :func:`headline_log` on ``frame`` (and ``runs``, :func:`run_evidence`)
-    and their rows in one frame (papers in book order)."""
-    logs = [headline_log(p, frame, label, runs=runs) for p in PAPERS]
-    return logs, pd.concat([log.frame() for log in logs], ignore_index=True)
-
-
-_EVALUATED: dict = {}   # run keys -> evaluation frame (the five papers' builders share one evaluation)
-
-
-def claims(profile: str = "cpu", paper: str = "mukhoti2020") -> ClaimLog:
-    """The registered claims of ``paper`` (one builder per paper, ``claims_<paper key>``): the
-    chapter's default plan at ``profile``, its runs read from the store (never trained)."""
-    p = plan(profile, device="cpu")
-    runs = cmp.load(p)
-    if runs is None:
-        return headline_log(paper, None, f"ours: {p.profile}, cifar10",
-                          f"the chapter's {p.profile} runs are not all in the run store (execute the chapter)")
-    image = runs["image"]
-    key = tuple(sorted(r.key for r in image.values()))
-    if key not in _EVALUATED:
-        calibrated = board.calibrate_runs(image)
-        _EVALUATED[key] = (board.evaluate_board(calibrated, metrics=("ece",)), run_evidence(image, calibrated))
-    frame, ours = _EVALUATED[key]
-    return headline_log(paper, frame, cmp.evidence_label(image), runs=ours)
-
-
-def _builder(paper: str):
-    def build(profile: str = "cpu") -> ClaimLog:
-        return claims(profile, paper)
-    build.__name__ = build.__qualname__ = f"claims_{paper}"
-    build.__doc__ = f":func:`claims` of {paper} (registered in :data:`replicate.claims.SOURCES`)."
-    return build
-
-
-def __getattr__(name: str):
-    """``claims_<paper key>``: the registered builder of that paper (:func:`claims` of it), for
-    every paper of :data:`replicate.papers.PAPERS` (the registry names them; no list here)."""
-    paper = name.removeprefix("claims_")
-    if name.startswith("claims_") and paper in PAPERS:
-        return _builder(paper)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return tuple(Claim(f"{own} has the lowest ECE of the methods of the paper's Table 1, {when} temperature scaling",
+                       f"Table {HEADLINE[paper][1]}", _lowest(paper, post), OVER)
+                 for post, when in (("none", "before"), ("ts", "after")))

@@ -1,14 +1,15 @@
 """Figures of the leaderboard (chapter ``exp_leaderboard``), drawn from its statistics; none trains.
 
 - :func:`rank_figure` -- one panel per (metric, post-hoc setting): every method's rank (1 =
-  best) by its mean over seeds, with the bootstrap interval of the rank
-  (:func:`replicate.comparison.board.rank_intervals`) as a bar and the mean bootstrap rank.
+  best) by its mean over seeds, with the 95 % interval of the rank under the noise model
+  (:func:`replicate.noise.rank_intervals`: seeds and test examples resampled) as a bar and
+  the mean rank over the resamples.
 - :func:`pairs_figure` -- the paired comparisons over seeds
-  (:func:`replicate.comparison.pairs.paired_matrix`) as two methods x methods maps: the mean
+  (:func:`.views.paired_matrix`) as two methods x methods maps: the mean
   difference (row minus column) marked where the paired t-test rejects equality, and the
   number of seeds the observed difference would need.
-- :func:`agreement_figure` -- Kendall's tau between our ranking and each paper's, with the
-  bootstrap intervals.
+- :func:`agreement_figure` -- Kendall's tau between our ranking and each paper's, with its
+  interval over the noise model's resamples.
 """
 from __future__ import annotations
 
@@ -19,13 +20,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ...comparison.pairs import matrix
 from ...plots import PAGE_WIDTH, add_caption
+from .views import matrix
 
 
 def rank_figure(panels: Mapping[str, pd.DataFrame], labels: Mapping[str, str] | None = None, caption_text: str = "",
                 level: float = 0.95):
-    """``panels`` maps a panel title to a :func:`rank_intervals` frame. Methods are sorted by
+    """``panels`` maps a panel title to a :func:`replicate.noise.rank_intervals` frame. Methods are sorted by
     their rank in the first panel; every panel uses that order, so a method's row can be
     followed across panels. Returns the figure."""
     if not panels:
@@ -39,9 +40,9 @@ def rank_figure(panels: Mapping[str, pd.DataFrame], labels: Mapping[str, str] | 
     for ax, (title, frame) in zip(axes[0], panels.items()):
         f = frame.set_index("method").reindex(order)
         ax.hlines(y, f["rank_low"], f["rank_high"], color="C0", lw=2.5, alpha=0.6,
-                  label=f"{level:.0%} bootstrap interval")
+                  label=f"{level:.0%} interval (noise model)")
         ax.plot(f["rank"], y, "o", color="C0", label="rank of the mean")
-        ax.plot(f["mean_rank"], y, "|", color="k", ms=10, label="mean bootstrap rank")
+        ax.plot(f["mean_rank"], y, "|", color="k", ms=10, label="mean rank over the resamples")
         ax.set_title(title, fontsize="medium")
         ax.set_xlim(0.5, n + 0.5)
         ax.set_xlabel("rank (1 = best)")
@@ -107,14 +108,14 @@ def pairs_figure(pairs: pd.DataFrame, order=None, labels: Mapping[str, str] | No
 
 
 def agreement_figure(frame: pd.DataFrame, caption_text: str = ""):
-    """Kendall's tau (point and bootstrap interval) of each row of ``frame`` (columns
+    """Kendall's tau (point and interval over the noise model's resamples) of each row of ``frame`` (columns
     ``label``, ``tau``, ``low``, ``high``, ``n``), one line per comparison."""
     f = frame.reset_index(drop=True)
     import textwrap
 
     fig, ax = plt.subplots(figsize=(PAGE_WIDTH, 0.5 * len(f) + 1.6))
     y = np.arange(len(f))
-    ax.hlines(y, f["low"], f["high"], color="C1", lw=2.5, alpha=0.6, label="95 % bootstrap interval")
+    ax.hlines(y, f["low"], f["high"], color="C1", lw=2.5, alpha=0.6, label="95 % interval (noise model)")
     ax.plot(f["tau"], y, "o", color="C1", label="tau")
     ax.axvline(0, color="0.5", lw=0.8)
     ax.set_yticks(y, [textwrap.fill(f"{lab} (n={n})", 34) for lab, n in zip(f["label"], f["n"])],

@@ -7,16 +7,16 @@ The methods (:data:`METHOD_KEYS`, from :data:`replicate.comparison.METHODS`): cr
 Brier, MMCE, LS-0.05, focal loss with gamma 1/2/3/5/7, FLS-531, FLSD-53 (Mukhoti et al.),
 AdaFocal with both update rules (Ghosh et al.), inverse focal loss, Dual Focal Loss and
 AdaDualFocal (Tao et al.), FCL (Liang et al.); focal temperature scaling (Komisarenko &
-Kull) is one of the three post-hoc settings of :mod:`replicate.comparison.board`.
+Kull) is one of the three post-hoc settings of :mod:`.report`.
 
 Runs are shared with the experiment chapters (same configuration, same key); a run another
 chapter trained with per-epoch records stands in for the same run without them
 (:func:`replicate.comparison.plan.reuse_finished`). Paper-specific choices live here as
 data read from :mod:`replicate.paper_tables`: which printed column each paper's ranking is
-read from (:data:`AGREEMENT_COLUMNS`), which printed method is not ours (:func:`excluded`),
-and each paper's headline table (:data:`HEADLINE`). The evaluation and the rank agreement
-are in :mod:`.evidence`, the headline rules in :mod:`.rules` and :mod:`.claims`, the texts
-of the prose in :mod:`.views`.
+read from (:data:`AGREEMENT_COLUMNS`), which printed method is not ours (:data:`EXCLUDED`),
+and each paper's headline table (:data:`HEADLINE`). The evaluation, the rank intervals, the
+rank agreement and the claims' verdicts are in :mod:`.report`, the claims in :mod:`.claims`,
+the tables and texts of the prose in :mod:`.views`, the figures in :mod:`.figures`.
 """
 from __future__ import annotations
 
