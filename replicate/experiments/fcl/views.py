@@ -1,9 +1,12 @@
 """What the FCL chapter shows beside its tables: the paper's recorded defects, Dual Focal
 Loss's own numbers next to FCL's retrained Dual Focal column, our AUROC beside Table 4,
-the data we do not have, and what the runs cost.
+the data we do not have, what the runs cost, and which of its variants are the same model.
+Nothing here trains or decides a claim (the claims and their tests are in :mod:`.claims`,
+computed once in :mod:`.report`).
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import pandas as pd
@@ -13,7 +16,7 @@ from . import plan as fcl
 
 #: The Dual Focal Loss paper's printed numbers, as a row of its own (FCL's column is a retrain).
 DFL_OWN = cmp.Method("dual_focal_tao", "DFL as printed by Tao et al.", "dual_focal", paper_key="dual_focal_tao")
-#: The sides of the verdict prose (:func:`replicate.comparison.chapter.verdict_counts`).
+#: The sides of the verdict prose (:func:`replicate.claims.verdict_counts`).
 VERDICT_SIDES = {"ours": "ours", "paper": "paper"}
 
 
@@ -143,3 +146,40 @@ def run_costs(p: cmp.Plan, runs: dict) -> pd.DataFrame:
         rows.append({"group": g, "runs": len(got), "not counted before": len(new),
                      "training minutes": sum(r.wall_time for r in new.values()) / 60})
     return pd.DataFrame(rows)
+
+
+def coincidences(p: cmp.Plan, runs: dict) -> str:
+    """The sentence the prose glues on identical evidence at ``p``'s profile, from the test
+    logits of ``runs`` (``{group: {(method, seed): Run}}``, every stored seed): the variants
+    that are one run under several names (by design), the runs of one method trained twice
+    (other record options) with identical test logits, and whether two different variants -
+    what a claim compares - have identical test logits (a claim comparing them says "the same
+    model at this profile")."""
+    from ...noise import fingerprint
+
+    label = {m.key: m.label for g in p.groups for m in p.methods.get(g, [])}
+    label.update({m.key: f"FCL with λ = {m.loss_params['lam']:g}" for m in p.methods.get("lambda", [])})
+    label.update({"fcl_l1": "FCL with the L1 term"})
+    by_key, by_print = {}, {}
+    for got in runs.values():
+        for (m, s), run in got.items():
+            by_key.setdefault(run.key, set()).add(m)
+            by_print.setdefault((s, fingerprint(run)), {}).setdefault(m, set()).add(run.key)
+    names = sorted({frozenset(ms) for ms in by_key.values() if len(ms) > 1}, key=sorted)
+    shared = "; ".join(" and ".join(label.get(m, m) for m in sorted(ms)) + " are one run" for ms in names)
+    twice = sorted({m for ms in by_print.values() for m, keys in ms.items() if len(keys) > 1})
+    same: dict = {}
+    for (s, _), ms in by_print.items():
+        for a, b in itertools.combinations(sorted(ms), 2):
+            if not ms[a] & ms[b]:                     # two different runs, identical test logits
+                same.setdefault((a, b), []).append(s)
+    out = [f"at the {p.profile} profile, " + (
+        "; ".join(f"{label.get(a, a)} and {label.get(b, b)} have identical test logits (seed"
+                  f"{'s' if len(ss) > 1 else ''} {', '.join(map(str, sorted(ss)))})" for (a, b), ss in same.items())
+        if same else "no two different variants of the chapter have identical test logits")]
+    if shared:
+        out.append(f"by design, {shared} (the same configuration)")
+    if twice:
+        out.append(f"the runs of {', '.join(label.get(m, m) for m in twice)} trained again with per-epoch records "
+                   f"have the same test logits as the table's runs of the same seed")
+    return "; ".join(out)
