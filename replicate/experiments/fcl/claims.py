@@ -79,12 +79,11 @@ def short(key: str) -> str:
 
 def history(stat: str, method: str) -> Named:
     """A number of the per-epoch test records (Figs. 3, 8) of ``method`` (:mod:`.report`)."""
-    what = {"fig8_error": "mean test error (%) over Fig. 8's epochs",
-            "fig3_converge": f"first epoch with {FRACTION:.0%} of its largest drop of normalised test NLL",
-            "fig3_mid_mean": "mean normalised test NLL over Fig. 3's epochs 50-150",
-            "fig3_mid_std": "s.d. of the normalised test NLL over Fig. 3's epochs 50-150",
-            "fig3_initial_jitter": "s.d. of the epoch-to-epoch changes of the normalised test NLL over Fig. 3's "
-                                   "epochs 0-50"}[stat]
+    what = {"fig8_error": "test error % (Fig. 8's epochs)",
+            "fig3_converge": f"first epoch with {FRACTION:.0%} of its drop of normalised NLL (Fig. 3)",
+            "fig3_mid_mean": "mean normalised NLL (Fig. 3, epochs 50-150)",
+            "fig3_mid_std": "s.d. of normalised NLL (Fig. 3, epochs 50-150)",
+            "fig3_initial_jitter": "s.d. of the changes of normalised NLL (Fig. 3, epochs 0-50)"}[stat]
     return Named(f"{stat}:{method}", f"{short(method)} {what}")
 
 
@@ -96,11 +95,9 @@ def toy(stat: str, method: str) -> Named:
 
 
 #: Fig. 9's reliability numbers of cross-entropy (test bins holding >= 1 % of the samples).
-GAP_HIGH = Named("ce_gap_high", "Cross Entropy's mean gap confidence − accuracy (points) in the bins at confidence "
-                                ">= 0.5")
-GAP_LOW = Named("ce_gap_low", "Cross Entropy's mean gap confidence − accuracy (points) in the bins below 0.5")
-GAP_MIN_HIGH = Named("ce_gap_min_high", "Cross Entropy's smallest bin gap confidence − accuracy (points) at "
-                                        "confidence >= 0.5")
+GAP_HIGH = Named("ce_gap_high", "Cross Entropy's gap confidence − accuracy (points), bins at confidence >= 0.5")
+GAP_LOW = Named("ce_gap_low", "Cross Entropy's gap confidence − accuracy (points), bins below 0.5")
+GAP_MIN_HIGH = Named("ce_gap_min_high", "Cross Entropy's smallest bin gap (points) at confidence >= 0.5")
 
 
 def lambda_cell(lam: float, metric: str, post: str = "none") -> Cell:

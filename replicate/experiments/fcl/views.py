@@ -20,6 +20,14 @@ DFL_OWN = cmp.Method("dual_focal_tao", "DFL as printed by Tao et al.", "dual_foc
 VERDICT_SIDES = {"ours": "ours", "paper": "paper"}
 
 
+def rule_texts() -> dict:
+    """The thresholds of the chapter's tests, for its verdict prose: ``t_rule`` (the book's
+    "close to 1")."""
+    from ...claims import wording
+
+    return {"t_rule": wording.near_one_text()}
+
+
 def with_dfl_own(paper: pd.DataFrame, dataset: str, model: str) -> pd.DataFrame:
     """``paper`` (FCL's :func:`replicate.comparison.paper_values`) plus the Dual Focal Loss
     paper's own DFL numbers of its row for ``(dataset, model)`` as method ``dual_focal_tao``."""
@@ -150,36 +158,41 @@ def run_costs(p: cmp.Plan, runs: dict) -> pd.DataFrame:
 
 def coincidences(p: cmp.Plan, runs: dict) -> str:
     """The sentence the prose glues on identical evidence at ``p``'s profile, from the test
-    logits of ``runs`` (``{group: {(method, seed): Run}}``, every stored seed): the variants
-    that are one run under several names (by design), the runs of one method trained twice
-    (other record options) with identical test logits, and whether two different variants -
-    what a claim compares - have identical test logits (a claim comparing them says "the same
-    model at this profile")."""
+    logits of ``runs`` (``{group: {(method, seed): Run}}``, every stored seed): which
+    different variants - what a claim may compare - have identical test logits (a claim
+    comparing them says "the same model at this profile"), which variants are one run under
+    several names (by design), and which methods were trained twice (other record options)
+    with identical test logits."""
     from ...noise import fingerprint
 
     label = {m.key: m.label for g in p.groups for m in p.methods.get(g, [])}
     label.update({m.key: f"FCL with λ = {m.loss_params['lam']:g}" for m in p.methods.get("lambda", [])})
-    label.update({"fcl_l1": "FCL with the L1 term"})
-    by_key, by_print = {}, {}
+    label["fcl_l1"] = "FCL with the L1 term"
+    names, prints = {}, {}
     for got in runs.values():
         for (m, s), run in got.items():
-            by_key.setdefault(run.key, set()).add(m)
-            by_print.setdefault((s, fingerprint(run)), {}).setdefault(m, set()).add(run.key)
-    names = sorted({frozenset(ms) for ms in by_key.values() if len(ms) > 1}, key=sorted)
-    shared = "; ".join(" and ".join(label.get(m, m) for m in sorted(ms)) + " are one run" for ms in names)
-    twice = sorted({m for ms in by_print.values() for m, keys in ms.items() if len(keys) > 1})
-    same: dict = {}
-    for (s, _), ms in by_print.items():
-        for a, b in itertools.combinations(sorted(ms), 2):
-            if not ms[a] & ms[b]:                     # two different runs, identical test logits
-                same.setdefault((a, b), []).append(s)
-    out = [f"at the {p.profile} profile, " + (
-        "; ".join(f"{label.get(a, a)} and {label.get(b, b)} have identical test logits (seed"
-                  f"{'s' if len(ss) > 1 else ''} {', '.join(map(str, sorted(ss)))})" for (a, b), ss in same.items())
-        if same else "no two different variants of the chapter have identical test logits")]
+            names.setdefault(run.key, set()).add(m)
+            prints.setdefault((s, fingerprint(run)), set()).add(run.key)
+
+    def called(key):
+        ms = sorted(names[key], key=lambda m: label.get(m, m))
+        return label.get(ms[0], ms[0]) + (f" (= {', '.join(label.get(m, m) for m in ms[1:])})" if ms[1:] else "")
+    same, twice = {}, set()
+    for (s, _), keys in prints.items():
+        for a, b in itertools.combinations(sorted(keys), 2):
+            if names[a] & names[b]:                    # one method trained twice
+                twice |= names[a] & names[b]
+            else:                                      # two different variants
+                same.setdefault(" and ".join(sorted((called(a), called(b)))), []).append(s)
+    shared = sorted(" and ".join(sorted(label.get(m, m) for m in ms)) for ms in
+                    {frozenset(v) for v in names.values() if len(v) > 1})
+    out = [f"at the {p.profile} profile, " + ("; ".join(
+        f"{who} have identical test logits (seed{'s' if len(ss) > 1 else ''} {', '.join(map(str, sorted(ss)))})"
+        for who, ss in sorted(same.items())) if same else
+        "no two different variants of the chapter have identical test logits")]
     if shared:
-        out.append(f"by design, {shared} (the same configuration)")
+        out.append("by design, " + "; ".join(f"{x} are one run" for x in shared) + " (the same configuration)")
     if twice:
-        out.append(f"the runs of {', '.join(label.get(m, m) for m in twice)} trained again with per-epoch records "
-                   f"have the same test logits as the table's runs of the same seed")
+        out.append(f"the runs of {', '.join(sorted(label.get(m, m) for m in twice))} trained again with per-epoch "
+                   f"records have the same test logits as the table's runs of the same seed")
     return "; ".join(out)
