@@ -462,6 +462,36 @@ def test_seed_draws_and_the_history_numbers():
     assert isinstance(got["fig3_initial_jitter:fcl"], str)           # paper 0-50 = our epochs 1-3: too few
 
 
+def test_the_reliability_gaps_against_numpy():
+    """Fig. 9's gaps of a constructed model, computed here with np.histogram's bins."""
+    class Run:
+        def __init__(self, seed):
+            rng = np.random.default_rng(seed)
+            self.z = rng.normal(size=(3000, 5)) * 2.5
+            self.y = np.where(rng.uniform(size=3000) < 0.6, self.z.argmax(1), rng.integers(0, 5, 3000))
+
+        def logits(self, split):
+            return self.z, self.y
+    runs = {1: Run(1), 2: Run(2)}
+    got = R._reliability_named(runs, "r")
+    high, low = [], []
+    for run in runs.values():
+        p = np.exp(run.z - run.z.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        conf, gap = p.max(1), p.max(1) - (p.argmax(1) == run.y)
+        b = np.clip(np.ceil(conf * 15).astype(int) - 1, 0, 14)               # (lower, upper] bins of width 1/15
+        cnt = np.bincount(b, minlength=15)
+        mean_conf = np.bincount(b, conf, 15) / np.maximum(cnt, 1)
+        keep = cnt >= 0.01 * len(conf)
+        hi = keep[b] & (mean_conf[b] >= 0.5)
+        lo = keep[b] & (mean_conf[b] < 0.5)
+        high.append(100 * gap[hi].mean())
+        low.append(100 * gap[lo].mean())
+    assert got[C.GAP_HIGH.key].point == pytest.approx(np.mean(high), rel=1e-9)
+    assert got[C.GAP_LOW.key].point == pytest.approx(np.mean(low), rel=1e-9)
+    assert got[C.GAP_HIGH.key].reps.shape == (rp.noise.N_BOOT,) and "2 seeds resampled" in got[C.GAP_HIGH.key].noise
+
+
 def test_the_two_dimensional_numbers():
     toy = rp.toy2d.study(seeds=(0, 1), epochs=60, n_train=100, n_test=300, grid_size=31, keep_test=True)
     got = R._toy_named(toy)
