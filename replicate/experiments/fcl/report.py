@@ -93,8 +93,8 @@ def smece_replicated(s: scores.Scored, w: np.ndarray) -> np.ndarray:
     """The smooth ECE (percent, :func:`replicate.metrics.smooth_ece`) of ``s`` on every row of
     the weights ``w`` at once: the weighted residuals and counts splatted onto relplot's grid
     and reflected at 0 and 1 once per grid size (their FFTs kept for the whole bisection), the
-    Gaussian smoothing as one batch of FFTs, and relplot's bisection on the bandwidth run for all rows
-    in step. Equal to :func:`replicate.noise.scores.replicated` (the plain loop) on the same
+    Gaussian smoothing as one batch of FFTs, and relplot's bisection on the bandwidth run for
+    all rows in step. Equal to :func:`replicate.noise.scores.replicated` (the plain loop) on the same
     rows, to rounding."""
     from scipy import fft, sparse
 
@@ -278,8 +278,8 @@ def _reliability_named(ce: dict, row: str, min_share: float = 0.01) -> dict:
         conf, pred = binning.top_label(p / p.sum(1, keepdims=True))
         n, b = conf.size, binning.bin_index(conf, binning.width_edges(15), "right", uniform=True)
         cols = np.r_[b, b + 15, b + 30]
-        m = sparse.csr_matrix((np.r_[conf - (pred == y).astype(np.float64), np.ones(n), conf], (np.tile(np.arange(n), 3), cols)),
-                              shape=(n, 45))
+        vals = np.r_[conf - (pred == y).astype(np.float64), np.ones(n), conf]
+        m = sparse.csr_matrix((vals, (np.tile(np.arange(n), 3), cols)), shape=(n, 45))
         w = np.vstack([np.ones((1, n)), resampling.weights(n, N_BOOT, 0, "test")])
         sums = resampling.matmul(w, m)
         gap, cnt = sums[:, :15], sums[:, 15:30]
@@ -326,9 +326,9 @@ def _toy_named(toy) -> dict:
                 w = np.vstack([np.ones((1, len(y))), resampling.weights(len(y), N_BOOT, 0, "test")])
                 got.append(scores.replicated(sc, metric, w))
             stack = np.stack(got)
+            noise = _noise_text(len(seeds), N_BOOT, f"each seed's {len(y):,} test points")
             out[f"toy_{metric}:{method}"] = Draws(float(stack[:, 0].mean()), resampling.over_seeds(stack[:, 1:]),
-                                                  _noise_text(len(seeds), N_BOOT, f"each seed's {len(y):,} test points"),
-                                                  used)
+                                                  noise, used)
     return out
 
 
@@ -386,8 +386,7 @@ def paper_side(lambdas=()):
     label = dict(zip(zip(main.dataset_key, main.model_key), main.row))
     t8 = t8.assign(row=[label[k] for k in zip(t8.dataset_key, t8.model_key)])
     absent = {**{k: C.FIGURE_ONLY for k in C.named_keys()}, **{lambda_key(v): C.FIGURE_ONLY for v in lambdas},
-              "mce": C.ABSENT["mce"],
-              "smce": C.ABSENT["smce"]}
+              "mce": C.ABSENT["mce"], "smce": C.ABSENT["smce"]}
     inner = rpt.paper_evidence(pd.concat([main, t8], ignore_index=True), PAPER_SOURCE, absent=absent)
     chest = {k: C.ABSENT[k.split(":")[0]] for k in C.named_keys() if k.startswith(("chexnet", "gradcam"))}
     return _WithRows(inner, [(TOY_ROW, {}, C.FIGURE_ONLY), (CHEST_ROW, chest, C.ABSENT["chexnet"])], "paper",
