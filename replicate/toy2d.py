@@ -117,19 +117,21 @@ def boundary_length(xs, ys, p, level: float = 0.5) -> float:
 def study(seeds=(0, 1, 2, 3, 4), gamma: float = DEFAULTS["gamma"], lam: float = DEFAULTS["lam"],
           noise: float = DEFAULTS["noise"], n_train: int = DEFAULTS["n_train"], n_test: int = DEFAULTS["n_test"],
           hidden=DEFAULTS["hidden"], epochs: int = DEFAULTS["epochs"], lr: float = DEFAULTS["lr"],
-          grid_size: int = 201) -> tuple[pd.DataFrame, dict]:
+          grid_size: int = 201, keep_test: bool = False) -> tuple:
     """Focal loss (``gamma``) and FCL (``gamma``, ``lam``) on the same data for each seed
     (seed s: training set ``moons(n_train, noise, s)``, test set ``moons(n_test, noise,
     1000 + s)``, network initialisation s). Returns a frame ``seed, method, error, ece,
     nll, boundary_length, uncertain_share`` (percent where the papers print percent) and
-    ``{(method, seed): (xs, ys, p, x_train, y_train)}`` for drawing."""
+    ``{(method, seed): (xs, ys, p, x_train, y_train)}`` for drawing; with ``keep_test``
+    also ``{(method, seed): (test probabilities, test labels)}`` (what a resampling of the
+    test points needs)."""
     from . import metrics
 
     seeds = [int(s) for s in seeds]
     if not seeds:
         raise ValueError("seeds must name at least one seed")
     losses = {"FL": ("focal", {"gamma": float(gamma)}), "FCL": ("fcl", {"gamma": float(gamma), "lam": float(lam)})}
-    rows, grids = [], {}
+    rows, grids, tests = [], {}, {}
     for s in seeds:
         x, y = moons(n_train, noise, s)
         xt, yt = moons(n_test, noise, 1000 + s)
@@ -142,4 +144,5 @@ def study(seeds=(0, 1, 2, 3, 4), gamma: float = DEFAULTS["gamma"], lam: float = 
                          "boundary_length": boundary_length(xs, ys, p),
                          "uncertain_share": 100 * float(((p > 0.25) & (p < 0.75)).mean())})
             grids[(name, s)] = (xs, ys, p, x, y)
-    return pd.DataFrame(rows), grids
+            tests[(name, s)] = (pt, yt)
+    return (pd.DataFrame(rows), grids, tests) if keep_test else (pd.DataFrame(rows), grids)

@@ -1,6 +1,8 @@
 """The FCL chapter: its plan, FCL's L1 term, the Lipschitz smCE, the two-dimensional study,
-the figure helpers, the claims as rules (constructed numbers and the paper's own rows) and
-the committed cpu runs against their records."""
+the figure helpers, the claims and their tests (constructed evidence with known answers, and
+the paper's printed tables counted here independently), the report's Named numbers and
+vectorised resamplings against plain computations, and the committed cpu runs against their
+records."""
 from __future__ import annotations
 
 
@@ -14,8 +16,9 @@ from scipy.optimize import linprog
 import replicate as rp
 from replicate import comparison as cmp
 from replicate import experiments
-from replicate.claims import as_outcome
-from replicate.experiments.fcl import claims as C, evidence as E, figure_rules as FR, plan as fcl, rules as R
+from replicate.claims.claim import claims_log
+from replicate.claims.evidence import Exact
+from replicate.experiments.fcl import claims as C, figures as F, plan as fcl, report as R
 
 
 # ----------------------------------------------------------------------------- plan
@@ -161,33 +164,32 @@ def test_toy_study_learns_the_moons():
 
 # ----------------------------------------------------------------------------- figure helpers
 class FakeRun:
-    def __init__(self, nll, err):
+    def __init__(self, nll, err, epochs=None):
         self._h = pd.DataFrame({"epoch": np.arange(1, len(nll) + 1), "test/nll": nll, "test/error": err})
+        self.resolved = {"train": {"epochs": epochs or len(nll)}}
 
     def history_frame(self):
         return self._h
 
 
 def test_normalised_loss_convergence_and_windows():
-    F = rp.experiments.fcl.figures
     runs = {"a": FakeRun([2.0, 1.0, 0.5, 0.4, 0.4], [0.5] * 5), "b": FakeRun([4.0, 3.8, 3.0, 1.0, 0.8], [0.4] * 5)}
-    f = E.normalised_loss(runs)
+    f = F.normalised_loss(runs)
     assert f[f.epoch == 1].normalised.tolist() == [1.0, 1.0]
     assert f[(f.method == "b") & (f.epoch == 5)].normalised.iloc[0] == pytest.approx(0.2)
     # drops a: 0, .5, .75, .8, .8 (90 % of .8 = .72 first at epoch 3); b: 0, .05, .25, .75, .8 (epoch 4)
-    assert E.convergence_epochs(f, 0.9) == {"a": 3, "b": 4}
-    w = E.window_stats(f, 2, 4).set_index("method")
+    assert F.convergence_epochs(f, 0.9) == {"a": 3, "b": 4}
+    w = F.window_stats(f, 2, 4).set_index("method")
     assert w.loc["a", "mean"] == pytest.approx(np.mean([0.5, 0.25, 0.2]))
     assert w.loc["a", "jitter"] == pytest.approx(np.std([-0.25, -0.05], ddof=1))
-    assert E.paper_window(20, 100, 300) == (6, 17) and E.paper_window(350, 50, 150) == (50, 150)
+    assert F.paper_window(20, 100, 300) == (6, 17) and F.paper_window(350, 50, 150) == (50, 150)
     with pytest.raises(ValueError):
-        E.paper_window(20, 300, 100)
+        F.paper_window(20, 300, 100)
 
 
 def test_figures_draw_from_synthetic_inputs():
     import matplotlib.pyplot as plt
 
-    F = rp.experiments.fcl.figures
     runs = {"CE": FakeRun([2.0, 1.5, 1.4], [0.6, 0.5, 0.45]), "FCL": FakeRun([2.0, 1.2, 1.1], [0.6, 0.5, 0.4])}
     for fig in (F.figure3(runs, "c"), F.figure8(runs, "c")):
         assert len(fig.axes) == 1
@@ -201,97 +203,331 @@ def test_figures_draw_from_synthetic_inputs():
     plt.close("all")
 
 
-# ----------------------------------------------------------------------------- rules
-def _ev(rows, **kw):
-    """Evidence from ``(row, metric, scaled, {method: value})`` tuples (ours: epochs set)."""
-    recs = [{"row": r, "dataset_key": "cifar10", "model_key": "tiny_cnn", "setting": "", "method": m, "metric": met,
-             "temperature_scaled": s, "mean": v, "T": np.nan} for r, met, s, vals in rows for m, v in vals.items()]
-    return E.Evidence("ours: test", pd.DataFrame(recs, columns=E.COLUMNS), epochs=20, **kw)
+# ----------------------------------------------------------------------------- the claims on constructed evidence
+SEVEN = fcl.METHOD_KEYS
+ROW, OOD_ROW = "CIFAR-10, ResNet-110", "CIFAR-10/SVHN, ResNet-110"
 
 
-def _verdict(rule, ev):
-    return as_outcome(rule(ev)[1]).verdict
+def _exact(cells, named=None, rows=None):
+    """Exact evidence from ``{(row, method, metric, post, setting): value}`` (rows as in
+    ``rows``: ``{row: (dataset, model)}``, default the two above)."""
+    rows = rows or {ROW: ("cifar10", "resnet110"), OOD_ROW: ("cifar10_svhn", "resnet110")}
+    frame = pd.DataFrame([{"row": r, "dataset": rows[r][0], "model": rows[r][1], "method": m, "metric": k,
+                           "post": p, "setting": st, "value": v} for (r, m, k, p, st), v in cells.items()])
+    return Exact(frame, "constructed", named=named)
 
 
-def test_table_rules_on_constructed_numbers():
-    good = {"cross_entropy": 5.0, "brier": 2.0, "flsd53": 1.5, "fcl": 1.0}
-    bad = {"cross_entropy": 5.0, "brier": 0.5, "flsd53": 1.5, "fcl": 1.0}
-    rows = [(f"r{i}", m, False, v) for i, v in enumerate((good, good, bad)) for m in R.CAL_METRICS]
-    o = as_outcome(R.lowest_pre(_ev(rows))[1])
-    assert o.verdict == "depends on reading" and "every row: fails" in o.note and "most rows: holds" in o.note
-    assert _verdict(R.lowest_pre, _ev([("r", m, False, good) for m in R.CAL_METRICS])) == "holds"
-    assert _verdict(R.lowest_error_most, _ev([("r1", "error", False, bad), ("r2", "error", False, bad)])) == "fails"
-    assert _verdict(R.highest_auroc, _ev([("o", "auroc", s, {"fcl": 90.0, "brier": 80.0}) for s in (0, 1)])) \
-        == "holds"
-    partial = _ev([("o", "auroc", s, {"fcl": 90.0}) for s in (0, 1)], missing={"ood": "runs lack OOD logits"})
-    assert _verdict(R.highest_auroc, partial) == "not tested"
-    assert _verdict(R.excels_on_networks, _ev([("r", "ece", False, good)])) == "not tested"   # tiny_cnn only
-    assert _verdict(R.lowest_pre, _ev([])) == "not tested"
+def _verdicts(ev, **kw):
+    log = claims_log(fcl.PAPER, fcl.CHAPTER, C.definitions(**kw), [ev], fcl.SECTION)
+    f = log.frame()
+    return dict(zip(f.claim, f.verdict)), f
 
 
-def test_figure_rules_on_constructed_histories_and_sweeps():
-    ep = np.arange(1, 21)
-    hist = pd.concat([pd.DataFrame({"method": m, "epoch": ep, "normalised": 1 / (1 + k * ep), "error": 50 - k})
-                      for m, k in (("cross_entropy", 0.1), ("fl3", 0.2), ("dual_focal", 0.5), ("fcl", 3.0))])
-    ev = _ev([], history=hist)
-    assert _verdict(FR.fastest_convergence(0.9), ev) == "holds"
-    assert _verdict(FR.lowest_error_over_training, ev) == "holds"
-    assert _verdict(FR.initial_ce_steadier, ev) == "not tested"      # paper epochs 0-50 = our 1-3: too few
-    sweep = pd.DataFrame([{"lam": lam, "metric": m, "temperature_scaled": s, "mean": v}
-                          for lam, v in ((0.0, 3.0), (0.5, 1.0), (1.0, 2.0))
-                          for m in ("nll", "ece", "adaece", "classwise_ece", "error") for s in (False, True)])
-    ev = _ev([], sweep=sweep)
-    assert _verdict(FR.sweep_falls("ece"), ev) == "holds" and _verdict(FR.one_best_lambda, ev) == "holds"
-    assert _verdict(FR.too_much_lambda("ece"), ev) == "holds" and _verdict(FR.post_nll_lower, ev) == "fails"
-    assert _verdict(FR.sweep_falls("ece", 0.0, 2.0), ev) == "not tested"                # no lambda 2
-    toy = pd.DataFrame({"seed": [0, 0], "method": ["FL", "FCL"], "boundary_length": [7.0, 6.0],
-                        "uncertain_share": [20.0, 5.0], "error": [3.0, 3.5], "ece": [20.0, 1.0]})
-    assert _verdict(FR.toy_smoother, _ev([], toy=toy)) == "depends on reading"     # shorter, but a sharper band
-    assert _verdict(FR.toy_smoother, _ev([], toy=toy.assign(uncertain_share=[5.0, 20.0]))) == "holds"
-    assert _verdict(FR.toy_balance(1.0), _ev([], toy=toy)) == "holds"
-    assert _verdict(FR.toy_balance(0.1), _ev([], toy=toy)) == "fails"
-    assert _verdict(FR.toy_smoother, _ev([])) == "not tested"
+def _claim(i):
+    return C.definitions()[i].text
 
 
-def test_rules_on_the_papers_own_rows():
-    """Expected verdicts from reading the printed tables."""
-    ev = E.paper_evidence()
-    # Table 2: FCL lowest error in 9 of 12 rows (not CIFAR-10 ResNet-110: LS 4.70 < 4.75; CIFAR-10 WRN:
-    # CE 3.80 < 4.16; FinSen: DFL 1.09 < 1.22)
-    numbers, ok = R.lowest_error_most(ev)
-    assert ok is True and "9/12" in numbers
-    # CIFAR-100 rows (21.81, 21.02, 19.81, 21.80) and news rows (27.13, 8.13) are all lowest
-    assert R.lowest_error_c100_news(ev)[1] is True
-    # Table 4 pre T: FCL highest in 5 of 8 rows (not SVHN R50 Brier 95.11, SVHN R110 DFL 95.26, C10-C R50 FLSD 91.37)
-    numbers, ok = R.highest_auroc(ev)
-    assert ok is True and "AUROC pre T 5/8" in numbers
-    # Table 8: L2 below L1 in all 8 rows (e.g. CIFAR-10 DenseNet-121 0.66 < 4.00)
-    assert R.l2_beats_l1(ev)[1] is True
-    # Table 1 pre T: FCL not lowest on Tiny-ImageNet (10.22 > FLSD 1.61), 20 Newsgroups (15.35 > LS 4.79),
-    # FinSen (0.51 > DFL 0.40)
-    o = as_outcome(R.lowest_pre(ev)[1])
-    assert o.verdict == "depends on reading" and "ECE 9/12" in R.lowest_pre(ev)[0]
-    # Table 1, CIFAR-10 ResNet-110: FCL 0.95 below CE 4.86, FLSD 1.67, DFL 1.48
-    assert R.fig9_lowest_ece(ev)[1] is True
-    # FLSD-53 post-T ECE >= 20 % below pre-T in 8 of 12 rows (not C100 WRN 2.42->2.16, C10 R50 1.46->1.46,
-    # Tiny 1.61->1.61, FinSen 0.43->0.53)
-    assert "ECE 8/12" in R.focal_drops(0.2)(ev)[0]
-    for rule in (FR.fastest_convergence(0.9), FR.one_best_lambda, FR.toy_smoother, R.fig9_low_mce, R.chexnet):
-        assert _verdict(rule, ev) == "not tested"
+def _table(values, metric, post="none", row=ROW, setting=""):
+    return {(row, m, metric, post, setting): v for m, v in values.items()}
+
+
+GOOD = dict(zip(SEVEN, (5.0, 3.0, 4.0, 3.5, 2.0, 2.5, 1.0)))        # FCL the lowest
+BAD = {**GOOD, "brier": 0.5}                                        # Brier below FCL
+
+
+def test_the_table_claims_on_constructed_numbers():
+    cells = {}
+    for metric in C.CAL_METRICS:
+        for post in ("none", "ts"):
+            cells.update(_table(GOOD, metric, post))
+    cells.update(_table(GOOD, "error"))
+    v, f = _verdicts(_exact(cells))
+    for i in (0, 1, 2, 3, 4, 5, 9):                                # lowest pre/post, networks, CE, rivals, Fig. 9
+        assert v[_claim(i)] == "holds", (i, f.iloc[i].result)
+    assert v[_claim(10)] == "not tested"                            # no CIFAR-100 or news row
+    worse = {k: val for k, val in cells.items() if k[2] != "ece" or k[3] != "none"}
+    worse.update(_table(BAD, "ece"))
+    v, _ = _verdicts(_exact(worse))
+    assert v[_claim(0)] == v[_claim(4)] == "fails" and v[_claim(3)] == "holds"
+    # one good row, one bad row: "consistently" depends on the reading
+    two = {**cells, **{(r2, *k[1:]): val for k, val in worse.items() for r2 in ["CIFAR-10, ResNet-50"]}}
+    rows = {ROW: ("cifar10", "resnet110"), "CIFAR-10, ResNet-50": ("cifar10", "resnet50")}
+    v, f = _verdicts(_exact(two, rows=rows))
+    assert v[_claim(0)] == "fails"                                   # 1 of 2 rows: not more than half
+    three = {**two, **{("CIFAR-10, DenseNet-121", *k[1:]): val for k, val in cells.items()}}
+    rows["CIFAR-10, DenseNet-121"] = ("cifar10", "densenet121")
+    v, f = _verdicts(_exact(three, rows=rows))
+    row = f[f.claim == _claim(0)].iloc[0]
+    assert row.verdict == "depends on reading" and "every row: fails" in row.note and "most rows: holds" in row.note
+
+
+def test_claims_about_named_networks_and_the_figure_network():
+    cells = _table(GOOD, "ece")
+    rows = {"CIFAR-10, Wide-ResNet-26-10": ("cifar10", "wide_resnet26_10")}
+    v, f = _verdicts(_exact({("CIFAR-10, Wide-ResNet-26-10", *k[1:]): x for k, x in cells.items()}, rows=rows))
+    assert v[_claim(2)] == "not tested" and "not a row of densenet121" in f.iloc[2].note
+    assert v[_claim(5)] == "not tested"                              # the paper's Fig. 9 is ResNet-110
+
+    class Ours(Exact):
+        side = "ours"
+    frame = pd.DataFrame([{"row": "cifar10, tiny_cnn", "dataset": "cifar10", "model": "tiny_cnn", "method": m,
+                           "metric": "ece", "post": "none", "setting": "", "value": x} for m, x in GOOD.items()])
+    v, _ = _verdicts(Ours(frame, "ours"))
+    assert v[_claim(5)] == "holds" and v[_claim(2)] == "not tested"   # our network stands in for Fig. 9's
+
+
+def test_mce_ood_and_post_processing_claims():
+    cells = {**_table(dict(zip(C.FIG9, (10.0, 8.0, 6.0, 5.0))), "mce"),
+             **_table({m: 70.0 + i for i, m in enumerate(SEVEN)}, "auroc", row=OOD_ROW),
+             **_table({m: 70.0 + i for i, m in enumerate(SEVEN)}, "auroc", "ts", row=OOD_ROW)}
+    for metric in C.CAL_METRICS:                     # FLSD-53: TS halves it; FCL: T = 1, changes little
+        cells.update(_table({"flsd53": 4.0, "fcl": 1.0}, metric))
+        cells.update(_table({"flsd53": 2.0, "fcl": 0.9}, metric, "ts"))
+    cells[(ROW, "fcl", "T", "ts", "")] = 1.0
+    v, f = _verdicts(_exact(cells))
+    assert v[_claim(6)] == "holds"                                   # 5 < mean(10, 8, 6)
+    assert v[_claim(11)] == "holds"                                  # FCL (last, 76) the highest, detects
+    assert v[_claim(21)] == "holds" and v[_claim(22)] == "holds"
+    low = {**cells, **{k: x - 20 for k, x in cells.items() if k[2] == "auroc"}}
+    v, f = _verdicts(_exact(low))
+    assert v[_claim(11)] == "not tested" and "detect" in f.iloc[11].note
+    bad = {**cells, (ROW, "fcl", "T", "ts", ""): 1.2, (ROW, "flsd53", "adaece", "ts", ""): 3.5}
+    v, _ = _verdicts(_exact(bad))
+    assert v[_claim(21)] == "fails" and v[_claim(22)] == "fails"     # 3.5 > 0.8 x 4; T 1.2 outside [0.9, 1.1]
+    l1 = {(ROW, "fcl", "ece", "none", "norm=l2"): 0.9, (ROW, "fcl", "ece", "none", "norm=l1"): 1.4}
+    assert _verdicts(_exact(l1))[0][_claim(24)] == "holds"
+
+
+def test_the_lambda_sweep_claims():
+    lams = (0.0, 0.5, 1.0, 5.0)
+    ece = dict(zip(lams, (3.0, 1.0, 2.0, 2.5)))
+    cells = {}
+    for lam, x in ece.items():
+        for metric in ("ece", "adaece", "classwise_ece"):
+            cells[(ROW, fcl.lambda_key(lam), metric, "none", "")] = x
+            cells[(ROW, fcl.lambda_key(lam), metric, "ts", "")] = x / 2
+        cells[(ROW, fcl.lambda_key(lam), "nll", "none", "")] = 100 - 10 * lam
+        cells[(ROW, fcl.lambda_key(lam), "nll", "ts", "")] = 100 - 10 * lam + (1 if lam == 5 else -1)
+        cells[(ROW, fcl.lambda_key(lam), "error", "none", "")] = 30.0 - lam
+    v, f = _verdicts(_exact(cells), lambdas=lams)
+    for i in (15, 16, 17, 18, 19):                # NLL falls, post-T lower (3 of 4), ECE falls, rises at 5, one best
+        assert v[_claim(i)] == "holds", (i, f.iloc[i].result)
+    assert v[_claim(20)] == "fails"                                  # the error is lowest at the largest lambda
+    cells[(ROW, fcl.lambda_key(1.0), "adaece", "ts", "")] = 0.1      # AdaECE post-T best at lambda 1: no one best
+    assert _verdicts(_exact(cells), lambdas=lams)[0][_claim(19)] == "fails"
+
+
+def test_the_figure_claims_read_named_numbers():
+    named = {(ROW, f"fig8_error:{m}"): 40.0 + i for i, m in enumerate(("fcl", *fcl.FIG8_METHODS[:-1]))}
+    named.update({(ROW, f"fig3_converge:{m}"): 5 + i for i, m in enumerate(("fcl", "cross_entropy", "fl3",
+                                                                            "dual_focal"))})
+    named.update({(ROW, f"{s}:{m}"): x for s in ("fig3_mid_mean", "fig3_mid_std")
+                  for m, x in (("fcl", 0.1), ("dual_focal", 0.2), ("cross_entropy", 0.3), ("fl3", 0.4))})
+    named.update({(ROW, C.GAP_MIN_HIGH.key): 2.0, (ROW, C.GAP_HIGH.key): 5.0, (ROW, C.GAP_LOW.key): 1.0})
+    named.update({(ROW, "fig3_initial_jitter:fl3"): 0.05, (ROW, "fig3_initial_jitter:cross_entropy"): 0.02})
+    v, f = _verdicts(_exact(_table(GOOD, "ece"), named=named))
+    for i in (7, 8, 12, 13, 14):
+        assert v[_claim(i)] == "holds", (i, f.iloc[i].result)
+    named[(ROW, C.GAP_MIN_HIGH.key)] = -1.0                          # one high bin under-confident
+    named[(ROW, "fig3_mid_std:fl3")] = 0.15                          # FL-3 steadier than DFL
+    v, _ = _verdicts(_exact(_table(GOOD, "ece"), named=named))
+    assert v[_claim(7)] == "fails" and v[_claim(13)] == "fails"
+
+
+def test_the_papers_side_says_why_figures_and_missing_tables_are_not_tested():
+    v, f = _verdicts(R.paper_side(fcl.LAMBDAS))
+    notes = dict(zip(f.claim, f.note))
+    for i in (7, 8, 12, 13, 14, 15, 16, 17, 18, 19, 20, 25, 26):
+        assert v[_claim(i)] == "not tested" and notes[_claim(i)].count(C.FIGURE_ONLY) >= 1, i
+    assert notes[_claim(6)] == C.ABSENT["mce"] and notes[_claim(23)] == C.ABSENT["smce"]
+    assert notes[_claim(27)] == C.ABSENT["chexnet"] and notes[_claim(28)] == C.ABSENT["gradcam"]
+
+
+# ----------------------------------------------------------------------------- the paper's side, counted here
+def _printed(table):
+    t = rp.paper_tables.get(fcl.PAPER, table)
+    return t.assign(row=t.dataset + ", " + t.model)
+
+
+def _paper_verdicts():
+    return _verdicts(R.paper_side(fcl.LAMBDAS))
+
+
+def test_the_papers_side_counts_every_printed_row():
+    v, f = _paper_verdicts()
+    result = dict(zip(f.claim, f.result))
+    # Table 2: FCL's error strictly the lowest of the seven, more than half of the rows
+    t2 = _printed("table2").pivot_table(index="row", columns="method", values="value", sort=False)
+    low = (t2["fcl"] < t2.drop(columns="fcl").min(axis=1))
+    assert v[_claim(9)] == ("holds" if low.sum() > len(low) / 2 else "fails")
+    assert result[_claim(9)].count("FCL − min(") == len(t2) == 12
+    # CIFAR-100 and news rows: every one
+    news = [r for r in t2.index if r.split(",")[0] in ("CIFAR-100", "20 Newsgroups", "AG News")]
+    assert v[_claim(10)] == ("holds" if low[news].all() else "fails") and len(news) == 6
+    # Table 8: L2 below L1 in every row
+    t8 = _printed("table8")
+    t8 = t8[t8.metric == "ece"].pivot_table(index="row", columns="setting", values="value")
+    assert v[_claim(24)] == ("holds" if (t8["norm=l2"] < t8["norm=l1"]).all() else "fails") and len(t8) == 8
+    # Table 4: FCL's AUROC the highest pre and post T in more than half of the eight OOD rows
+    t4 = _printed("table4")
+    best = [(g[g.method == "fcl"].value.iloc[0] > g[g.method != "fcl"].value.max())
+            for _, g in t4.groupby(["row", "temperature_scaled"])]
+    both = np.array(best).reshape(-1, 2).all(axis=1)
+    assert v[_claim(11)] == ("holds" if both.sum() > len(both) / 2 else "fails") and len(both) == 8
+
+
+def test_the_papers_side_of_consistently_is_read_every_row_and_most_rows():
+    v, f = _paper_verdicts()
+    per = []
+    for table, metric in (("table1", "ece"), ("table3", "smece"), ("table6", "adaece"), ("table7", "classwise_ece")):
+        t = _printed(table)
+        t = t[~t.temperature_scaled.astype(bool)].pivot_table(index="row", columns="method", values="value",
+                                                             sort=False)
+        per.append(t["fcl"] < t.drop(columns="fcl").min(axis=1))
+    rows_ok = pd.concat(per, axis=1).all(axis=1)
+    every, most = rows_ok.all(), rows_ok.sum() > len(rows_ok) / 2
+    want = "holds" if every else ("depends on reading" if most else "fails")
+    assert v[_claim(0)] == want and len(rows_ok) == 12
+    # Sec. 5.5.3: FLSD-53's post-T value at most 80 % of its pre-T value, every metric of the row
+    per = []
+    for table in ("table1", "table3", "table6", "table7"):
+        t = _printed(table)
+        t = t[t.method == "flsd53"].pivot_table(index="row", columns="temperature_scaled", values="value")
+        per.append(t[True] - 0.8 * t[False] <= 0)
+    ok = pd.concat(per, axis=1).all(axis=1)
+    want = "holds" if ok.all() else ("depends on reading" if ok.sum() > len(ok) / 2 else "fails")
+    assert v[_claim(21)] == want
 
 
 def test_claims_without_runs_are_not_tested_on_ours(tmp_path, monkeypatch):
     monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
-    p = fcl.plan("smoke", device="cpu")
-    log = C.claims_log(p, cmp.load_groups(p), None)
-    f = log.frame()
+    f = R.claims("smoke").frame()
     ours = f[f.evidence.str.startswith("ours")]
-    assert len(ours) == len(C.rules()) and (ours.verdict == "not tested").all()
-    assert ours.note.str.len().gt(0).all()
+    assert len(ours) == len(C.definitions()) and (ours.verdict == "not tested").all()
+    assert ours.note.str.contains("not in the run store").all()
     paper = f[f.evidence.str.startswith("paper")]
     assert {"holds", "depends on reading", "not tested"} <= set(paper.verdict)
     assert (f.section == fcl.SECTION).all()
+    source = next(s for s in rp.claims.sources(kind="experiment") if s.chapter == "exp_fcl")
+    assert source.builder == "replicate.experiments.fcl.report:claims"
+
+
+def test_definitions_refuse_bad_thresholds():
+    for kw in ({"ts_drop": 1.5}, {"ts_drop": True}, {"among": 0}, {"among": 7}):
+        with pytest.raises(ValueError, match=next(iter(kw))):
+            C.definitions(**kw)
+    hows = [c.how(rp.comparison.report.names()) for c in C.definitions()]
+    assert all(hows) and "[0.9, 1.1]" in hows[22] and "at least one of the" in hows[11]
+
+
+# ----------------------------------------------------------------------------- the report's numbers
+def _scored(n=400, k=4, seed=0):
+    from replicate.noise import scores
+
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.full(k, 0.4), size=n)
+    p[: n // 10] = np.round(p[: n // 10], 1) + 1e-9                  # ties in the confidences
+    p /= p.sum(1, keepdims=True)
+    y = np.where(rng.uniform(size=n) < p.max(1), p.argmax(1), rng.integers(0, k, n))
+    return scores.Scored(p, y, np.log(p[np.arange(n), y]))
+
+
+def test_resamplings_at_once_equal_the_plain_loop():
+    from replicate.noise import resampling, scores
+
+    for seed in (0, 1):
+        s = _scored(seed=seed)
+        w = resampling.weights(s.n, 40, seed, "test")
+        for metric, fast in (("smece", R.smece_replicated), ("adaece", R.adaece_replicated)):
+            got, want = fast(s, w), scores.plain(s, metric, w)
+            assert np.max(np.abs(got - want)) < 1e-9, metric
+
+
+def test_seed_draws_and_the_history_numbers():
+    d = R._seed_draws({1: 2.0, 2: 4.0, 3: 6.0}, "r", "who", "why")
+    assert d.point == 4.0 and d.reps.shape == (rp.noise.N_BOOT,) and 2.0 <= d.reps.min() and d.reps.max() <= 6.0
+    assert "3 seeds resampled" in d.noise and d.used == (("r", "who", (1, 2, 3)),)
+    one = R._seed_draws({1: 2.0}, "r", "who", "why")
+    assert one.reps is None and "one run (seed 1)" in one.noise
+    ep = 20
+    runs = {("fcl", 1): FakeRun(list(np.linspace(2, 1, ep)), [0.4] * ep),
+            ("fcl", 2): FakeRun(list(np.linspace(2, 1, ep)), [0.2] * ep),
+            ("cross_entropy", 1): FakeRun(list(np.linspace(3, 1, ep)), [0.5] * ep)}
+    got = R._history_named(runs, "r")
+    assert got["fig8_error:fcl"].point == pytest.approx(30.0)        # mean of 40 % and 20 %
+    assert got["fig8_error:cross_entropy"].reps is None
+    first, last = F.paper_window(ep, 100, 300)
+    assert f"our epochs {first}-{last} of {ep}" in got["fig8_error:fcl"].noise
+    assert isinstance(got["fig3_initial_jitter:fcl"], str)           # paper 0-50 = our epochs 1-3: too few
+
+
+def test_the_reliability_gaps_against_numpy():
+    """Fig. 9's gaps of a constructed model, computed here with np.histogram's bins."""
+    class Run:
+        def __init__(self, seed):
+            rng = np.random.default_rng(seed)
+            self.z = rng.normal(size=(3000, 5)) * 2.5
+            self.y = np.where(rng.uniform(size=3000) < 0.6, self.z.argmax(1), rng.integers(0, 5, 3000))
+
+        def logits(self, split):
+            return self.z, self.y
+    runs = {1: Run(1), 2: Run(2)}
+    got = R._reliability_named(runs, "r")
+    high, low = [], []
+    for run in runs.values():
+        p = np.exp(run.z - run.z.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        conf, gap = p.max(1), p.max(1) - (p.argmax(1) == run.y)
+        b = np.clip(np.ceil(conf * 15).astype(int) - 1, 0, 14)               # (lower, upper] bins of width 1/15
+        cnt = np.bincount(b, minlength=15)
+        mean_conf = np.bincount(b, conf, 15) / np.maximum(cnt, 1)
+        keep = cnt >= 0.01 * len(conf)
+        hi = keep[b] & (mean_conf[b] >= 0.5)
+        lo = keep[b] & (mean_conf[b] < 0.5)
+        high.append(100 * gap[hi].mean())
+        low.append(100 * gap[lo].mean())
+    assert got[C.GAP_HIGH.key].point == pytest.approx(np.mean(high), rel=1e-9)
+    assert got[C.GAP_LOW.key].point == pytest.approx(np.mean(low), rel=1e-9)
+    assert got[C.GAP_HIGH.key].reps.shape == (rp.noise.N_BOOT,) and "2 seeds resampled" in got[C.GAP_HIGH.key].noise
+
+
+def test_the_two_dimensional_numbers():
+    toy = rp.toy2d.study(seeds=(0, 1), epochs=60, n_train=100, n_test=300, grid_size=31, keep_test=True)
+    got = R._toy_named(toy)
+    frame = toy[0]
+    for m in ("FL", "FCL"):
+        for stat in ("ece", "error", "boundary_length", "uncertain_share"):
+            assert got[f"toy_{stat}:{m}"].point == pytest.approx(frame[frame.method == m][stat].mean(), abs=1e-9)
+        assert got[f"toy_ece:{m}"].reps.shape == (rp.noise.N_BOOT,)
+    assert got["toy_error:FL"].used == ((R.TOY_ROW.name, "FL, FCL", (0, 1)),)
+
+
+def test_extra_rows_and_identical_runs():
+    from replicate.claims.evidence import Named, Row
+
+    ev = R._WithRows(None, [(Row("t", "two_moons"), {"k": 1.0}, "not here")], "ours", "cpu", None)
+    assert [r.name for r in ev.rows()] == ["t"] and ev.draws("t", Named("x")) == "not here"
+    assert ev.label(()) == "ours: cpu"
+
+    class Logits:
+        def __init__(self, key, z):
+            self.key, self.z = key, np.asarray(z, dtype=np.float32)
+
+        def logits(self, split):
+            return self.z, np.zeros(len(self.z), dtype=np.int64)
+    a, b = Logits("k1", [[1.0, 2.0]]), Logits("k2", [[1.0, 2.0]])
+    p = fcl.plan("smoke", device="cpu")
+    fcl_label = cmp.METHODS["fcl"].label
+    runs = {"image": {("fcl", 1): a}, "lambda": {("fcl_lam1", 1): a, ("fcl_lam0", 1): b}}
+    text = rp.experiments.fcl.views.coincidences(p, runs)
+    assert text.startswith(f"at the smoke profile, {fcl_label} (= FCL with λ = 1) and FCL with λ = 0 have identical "
+                           f"test logits (seed 1)"), text
+    assert f"by design, {fcl_label} and FCL with λ = 1 are one run" in text
+    runs["lambda"][("fcl_lam0", 1)] = Logits("k2", [[0.0, 2.0]])
+    runs["history"] = {("fcl", 1): Logits("k3", [[1.0, 2.0]])}
+    text = rp.experiments.fcl.views.coincidences(p, runs)
+    assert "no two different variants" in text and f"the runs of {fcl_label} trained again" in text
 
 
 # ----------------------------------------------------------------------------- committed runs

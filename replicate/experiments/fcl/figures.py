@@ -1,17 +1,18 @@
 """Figures of Liang et al. (Focal Calibration Loss) drawn from recorded runs; none trains.
 
 - :func:`figure3` -- Fig. 3: test loss over the epochs, each curve divided by its value
-  after the first epoch (:func:`.evidence.normalised_loss`).
+  after the first epoch (:func:`normalised_loss`).
 - :func:`figure6` -- Fig. 6: NLL, ECE, AdaECE and classwise ECE before and after
-  temperature scaling, and the test error, against FCL's lambda (:func:`.evidence.sweep_frame`).
+  temperature scaling, and the test error, against FCL's lambda (the report's ``sweep``).
 - :func:`figure7` -- Fig. 7 (App. A.11): decision boundaries of focal loss and FCL on the
   two-dimensional set of :mod:`replicate.toy2d`.
 - :func:`figure8` -- Fig. 8: test error over the epochs.
 - :func:`figure9` -- Fig. 9: reliability diagrams with ECE and MCE.
 
 The paper trains for 350 epochs; its epochs are mapped to the same fraction of a shorter
-run (:func:`.evidence.paper_window`). The numbers the claims read are computed in
-:mod:`.evidence`; this module only draws.
+run (:func:`paper_window`). The curves' helpers (:func:`normalised_loss`,
+:func:`convergence_epochs`, :func:`window_stats`) serve the figures and :mod:`.report`, which
+computes the numbers the claims read; this module only draws.
 """
 from __future__ import annotations
 
@@ -24,8 +25,60 @@ import seaborn as sns
 from matplotlib.ticker import MaxNLocator
 
 from ... import metrics
-from ...plots import PAGE_WIDTH, add_caption, history, page_figure, reliability_diagram
-from .evidence import FIG3_WINDOWS, FIG8_WINDOW, normalised_loss, paper_window
+from ... import plots
+from ...plots import PAGE_WIDTH, PAPER_EPOCHS, add_caption, history, page_figure, reliability_diagram
+
+#: The paper's epoch windows named in Sec. 5.5.1 (Fig. 3) and Sec. 5.1.2 (Fig. 8), of 350.
+FIG3_WINDOWS = {"initial": (0, 50), "middle": (50, 150)}
+FIG8_WINDOW = (100, 300)
+
+
+def paper_window(epochs: int, start: int, stop: int, paper_total: int = PAPER_EPOCHS) -> tuple[int, int]:
+    """The 1-based epochs ``(first, last)`` of a run of ``epochs`` epochs that correspond to
+    the paper's epochs ``start..stop`` of ``paper_total`` (same fractions; at least one epoch)."""
+    if not 0 <= start < stop <= paper_total:
+        raise ValueError(f"need 0 <= start < stop <= {paper_total}; got {start}, {stop}")
+    first = max(1, int(round(start / paper_total * epochs)))
+    last = max(first, min(epochs, int(round(stop / paper_total * epochs))))
+    return first, last
+
+
+def normalised_loss(runs: Mapping[str, object], column: str = "test/nll") -> pd.DataFrame:
+    """Long frame ``method, epoch, value, normalised`` of ``column`` of each run's per-epoch
+    records, ``normalised`` = value / value after the first epoch (Fig. 3's "normalised test
+    loss"; the paper does not say which loss or which normalisation: the test NLL is the
+    one loss recorded for every method and comparable across them)."""
+    h = plots.history(runs, require=(column,))
+    out = h[["method", "epoch", column]].rename(columns={column: "value"})
+    first = out.sort_values("epoch").groupby("method", sort=False)["value"].transform("first")
+    return out.assign(normalised=out["value"] / first).reset_index(drop=True)
+
+
+def convergence_epochs(frame: pd.DataFrame, fraction: float = 0.9) -> dict:
+    """``{method: first epoch at which the normalised loss has made fraction of its largest
+    drop}`` (drop = 1 - normalised; the largest over the run)."""
+    if not 0 < fraction <= 1:
+        raise ValueError(f"fraction must be in (0, 1]; got {fraction!r}")
+    out = {}
+    for m, g in frame.sort_values("epoch").groupby("method", sort=False):
+        drop = 1.0 - g["normalised"].to_numpy()
+        reached = np.flatnonzero(drop >= fraction * drop.max() - 1e-12)
+        out[m] = int(g["epoch"].to_numpy()[reached[0]])
+    return out
+
+
+def window_stats(frame: pd.DataFrame, first: int, last: int, value: str = "normalised") -> pd.DataFrame:
+    """Per method over epochs ``first..last``: mean and standard deviation of ``value``,
+    and the standard deviation of its epoch-to-epoch changes (``jitter``; NaN with fewer
+    than two changes)."""
+    w = frame[(frame.epoch >= first) & (frame.epoch <= last)].sort_values("epoch")
+    rows = []
+    for m, g in w.groupby("method", sort=False):
+        v = g[value].to_numpy(dtype=np.float64)
+        d = np.diff(v)
+        rows.append({"method": m, "mean": v.mean(), "std": v.std(ddof=1) if v.size > 1 else np.nan,
+                     "jitter": d.std(ddof=1) if d.size > 1 else np.nan, "n_epochs": v.size})
+    return pd.DataFrame(rows)
 
 
 #: One colour per method across the figures (labels as ``Method.short`` prints them).
@@ -75,8 +128,8 @@ FIG6_PANELS = (("nll", "NLL (x100)"), ("ece", "ECE (%)"), ("adaece", "AdaECE (%)
 
 
 def figure6(sweep: pd.DataFrame, gamma: float, caption_text: str | None = None):
-    """Fig. 6: every metric of :data:`FIG6_PANELS` against lambda (``sweep`` from
-    :func:`sweep_frame`), pre-T solid and post-T dashed, at FCL's ``gamma``."""
+    """Fig. 6: every metric of :data:`FIG6_PANELS` against lambda (``sweep``: the report's
+    section of that name), pre-T solid and post-T dashed, at FCL's ``gamma``."""
     fig, axes = page_figure(len(FIG6_PANELS), 2.6)
     for ax, (metric, title) in zip(axes, FIG6_PANELS):
         for scaled, style in ((False, "-o"), (True, "--s")):

@@ -1,7 +1,7 @@
 """The experiment chapter of Liang et al. (Focal Calibration Loss, FCL), ``exp_fcl``: its
-methods, settings and runs. The numbers its claims are tested on are built in
-:mod:`.evidence`, the rules are in :mod:`.rules` and :mod:`.figure_rules`, and
-the claims table in :mod:`.claims` (which imports them all; this module imports none).
+methods, settings and runs. The paper's claims, each with its test, are in :mod:`.claims`;
+:mod:`.report` computes the chapter's evidence and verdicts once (it imports the others;
+this module imports none of them).
 
 Runs (:func:`plan`), all through the run store, reused wherever another chapter trained the
 same configuration (Mukhoti et al.'s cross-entropy, Brier, MMCE, LS-0.05, FL-3 and FLSD-53;
@@ -142,10 +142,10 @@ def history_runs(p: cmp.Plan, runs: dict) -> dict:
 TOY = {"smoke": {"seeds": (0,), "epochs": 100, "n_test": 1000}, "default": {"seeds": (0, 1, 2, 3, 4)}}
 
 
-def toy_study(profile: str = "cpu"):
+def toy_study(profile: str = "cpu", keep_test: bool = False):
     """:func:`replicate.toy2d.study` at the size of ``profile`` (:data:`TOY`)."""
     from ... import toy2d
     from ...profiles import get_profile
 
     name = get_profile(profile).name
-    return toy2d.study(**TOY.get(name, TOY["default"]))
+    return toy2d.study(**TOY.get(name, TOY["default"]), keep_test=keep_test)

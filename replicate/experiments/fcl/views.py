@@ -1,9 +1,12 @@
 """What the FCL chapter shows beside its tables: the paper's recorded defects, Dual Focal
 Loss's own numbers next to FCL's retrained Dual Focal column, our AUROC beside Table 4,
-the data we do not have, and what the runs cost.
+the data we do not have, what the runs cost, and which of its variants are the same model.
+Nothing here trains or decides a claim (the claims and their tests are in :mod:`.claims`,
+computed once in :mod:`.report`).
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import pandas as pd
@@ -13,8 +16,16 @@ from . import plan as fcl
 
 #: The Dual Focal Loss paper's printed numbers, as a row of its own (FCL's column is a retrain).
 DFL_OWN = cmp.Method("dual_focal_tao", "DFL as printed by Tao et al.", "dual_focal", paper_key="dual_focal_tao")
-#: The sides of the verdict prose (:func:`replicate.comparison.chapter.verdict_counts`).
+#: The sides of the verdict prose (:func:`replicate.claims.verdict_counts`).
 VERDICT_SIDES = {"ours": "ours", "paper": "paper"}
+
+
+def rule_texts() -> dict:
+    """The thresholds of the chapter's tests, for its verdict prose: ``t_rule`` (the book's
+    "close to 1")."""
+    from ...claims import wording
+
+    return {"t_rule": wording.near_one_text()}
 
 
 def with_dfl_own(paper: pd.DataFrame, dataset: str, model: str) -> pd.DataFrame:
@@ -143,3 +154,45 @@ def run_costs(p: cmp.Plan, runs: dict) -> pd.DataFrame:
         rows.append({"group": g, "runs": len(got), "not counted before": len(new),
                      "training minutes": sum(r.wall_time for r in new.values()) / 60})
     return pd.DataFrame(rows)
+
+
+def coincidences(p: cmp.Plan, runs: dict) -> str:
+    """The sentence the prose glues on identical evidence at ``p``'s profile, from the test
+    logits of ``runs`` (``{group: {(method, seed): Run}}``, every stored seed): which
+    different variants - what a claim may compare - have identical test logits (a claim
+    comparing them says "the same model at this profile"), which variants are one run under
+    several names (by design), and which methods were trained twice (other record options)
+    with identical test logits."""
+    from ...noise import fingerprint
+
+    label = {m.key: m.label for g in p.groups for m in p.methods.get(g, [])}
+    label.update({m.key: f"FCL with λ = {m.loss_params['lam']:g}" for m in p.methods.get("lambda", [])})
+    label["fcl_l1"] = "FCL with the L1 term"
+    names, prints = {}, {}
+    for got in runs.values():
+        for (m, s), run in got.items():
+            names.setdefault(run.key, set()).add(m)
+            prints.setdefault((s, fingerprint(run)), set()).add(run.key)
+
+    def called(key):
+        ms = sorted(names[key], key=lambda m: label.get(m, m))
+        return label.get(ms[0], ms[0]) + (f" (= {', '.join(label.get(m, m) for m in ms[1:])})" if ms[1:] else "")
+    same, twice = {}, set()
+    for (s, _), keys in prints.items():
+        for a, b in itertools.combinations(sorted(keys), 2):
+            if names[a] & names[b]:                    # one method trained twice
+                twice |= names[a] & names[b]
+            else:                                      # two different variants
+                same.setdefault(" and ".join(sorted((called(a), called(b)))), []).append(s)
+    shared = sorted(" and ".join(sorted(label.get(m, m) for m in ms)) for ms in
+                    {frozenset(v) for v in names.values() if len(v) > 1})
+    out = [f"at the {p.profile} profile, " + ("; ".join(
+        f"{who} have identical test logits (seed{'s' if len(ss) > 1 else ''} {', '.join(map(str, sorted(ss)))})"
+        for who, ss in sorted(same.items())) if same else
+        "no two different variants of the chapter have identical test logits")]
+    if shared:
+        out.append("by design, " + "; ".join(f"{x} are one run" for x in shared) + " (the same configuration)")
+    if twice:
+        out.append(f"the runs of {', '.join(sorted(label.get(m, m) for m in twice))} trained again with per-epoch "
+                   f"records have the same test logits as the table's runs of the same seed")
+    return "; ".join(out)
