@@ -422,28 +422,6 @@ def test_definitions_refuse_bad_thresholds():
 
 
 # ----------------------------------------------------------------------------- the report's numbers
-def _scored(n=400, k=4, seed=0):
-    from replicate.noise import scores
-
-    rng = np.random.default_rng(seed)
-    p = rng.dirichlet(np.full(k, 0.4), size=n)
-    p[: n // 10] = np.round(p[: n // 10], 1) + 1e-9                  # ties in the confidences
-    p /= p.sum(1, keepdims=True)
-    y = np.where(rng.uniform(size=n) < p.max(1), p.argmax(1), rng.integers(0, k, n))
-    return scores.Scored(p, y, np.log(p[np.arange(n), y]))
-
-
-def test_resamplings_at_once_equal_the_plain_loop():
-    from replicate.noise import resampling, scores
-
-    for seed in (0, 1):
-        s = _scored(seed=seed)
-        w = resampling.weights(s.n, 40, seed, "test")
-        for metric, fast in (("smece", R.smece_replicated), ("adaece", R.adaece_replicated)):
-            got, want = fast(s, w), scores.plain(s, metric, w)
-            assert np.max(np.abs(got - want)) < 1e-9, metric
-
-
 def test_seed_draws_and_the_history_numbers():
     d = R._seed_draws({1: 2.0, 2: 4.0, 3: 6.0}, "r", "who", "why")
     assert d.point == 4.0 and d.reps.shape == (rp.noise.N_BOOT,) and 2.0 <= d.reps.min() and d.reps.max() <= 6.0

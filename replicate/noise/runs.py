@@ -206,7 +206,7 @@ class RunsEvidence(Evidence):
         point = float(np.mean([scores.point(s, q.metric, ood_set) for s in scored]))
         b = per_seed.shape[1]
         what = f"the {n:,} test examples" + (" and their out-of-distribution copies" if q.metric == "auroc" else "")
-        return Draws(point, reps, _noise_text(len(seeds), b, what), used)
+        return Draws(point, reps, noise_text(len(seeds), b, what), used)
 
     def _temperature(self, r, q, setting, seeds, selector, used) -> Draws:
         if q.post != "ts":
@@ -219,10 +219,12 @@ class RunsEvidence(Evidence):
         reps = resampling.over_seeds(per_seed, self.seed)
         point = float(np.mean([self.scored(r, q.method, setting, s, "ts", selector).T for s in seeds]))
         what = f"the {n:,} validation examples, T chosen again by validation {selector.upper()} on each"
-        return Draws(point, reps, _noise_text(len(seeds), per_seed.shape[1], what), used)
+        return Draws(point, reps, noise_text(len(seeds), per_seed.shape[1], what), used)
 
 
-def _noise_text(n_seeds: int, n_boot: int, what: str) -> str:
+def noise_text(n_seeds: int, n_boot: int, what: str) -> str:
+    """How the noise of a number resampled by the model was handled, in words: the
+    resamples, the seeds and ``what`` examples were drawn (for a row's ``noise``)."""
     if n_seeds == 1:
         return (f"bootstrap over {what} ({n_boot:,} resamples, the same draws for every method); one seed: "
                 f"the training noise is not measured")

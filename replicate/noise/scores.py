@@ -13,9 +13,13 @@ of a weight matrix (:func:`replicate.noise.resampling.weights`):
 - the AUROC of the entropy (in-distribution test images against their out-of-distribution
   copies, resampled with the same indices) from one sort: each resample's weighted
   Mann-Whitney count is a cumulative sum of its weights in score order;
-- every other metric (equal-mass, debiased and sweep ECEs, smooth ECE, smCE: their bins move
-  with the resample) is recomputed on each of the first :data:`~replicate.noise.resampling.N_BOOT_SLOW`
-  resamples, as the plain loop does.
+- the equal-mass ECE (AdaECE) from one sort: each resample's equal-mass edges are read from
+  its cumulative weights in confidence order, its bin sums from cumulative weighted sums;
+- the smooth ECE (Blasiok & Nakkiran) from the weighted residuals splatted on relplot's grid,
+  the Gaussian smoothing as one batch of FFTs and relplot's bisection on the bandwidth run
+  for all resamples in step;
+- every other metric (debiased and sweep ECEs, smCE) is recomputed on each of the first
+  :data:`~replicate.noise.resampling.N_BOOT_SLOW` resamples, as the plain loop does.
 
 :func:`plain` is that plain loop for any metric: the tests check the vectorised path
 against it on fixed draws.
@@ -33,9 +37,10 @@ from .. import metrics as _m
 from .resampling import N_BOOT_SLOW, indices, matmul
 
 N_BINS = 15
-#: Metrics computed for all resamples at once.
+#: Metrics computed for all resamples at once (the smooth ECE on the first
+#: :data:`~replicate.noise.resampling.N_BOOT_SLOW` of them: a bisection of FFTs per resample).
 VECTORISED = ("ece", "mce", "classwise_ece", "error", "accuracy", "nll", "brier", "s99_fraction", "s99_accuracy",
-              "auroc")
+              "auroc", "adaece", "smece")
 
 
 def _smce(p, y):
@@ -46,12 +51,10 @@ def _smce(p, y):
 
 #: metric -> fraction of (probs, labels) for the metrics recomputed per resample.
 SLOW = {
-    "adaece": lambda p, y: _m.adaptive_ece(p, y, validate=False),
     "debiased_ece": lambda p, y: _m.debiased_ece(p, y, validate=False),
     "debiased_ece_30": lambda p, y: _m.debiased_ece(p, y, n_bins=30, validate=False),
     "sweep_ece": lambda p, y: _m.ece_sweep(p, y, validate=False),
     "sweep_ece_mass": lambda p, y: _m.ece_sweep(p, y, binning="mass", validate=False),
-    "smece": lambda p, y: _m.smooth_ece(p, y, validate=False),
     "smce": _smce,
 }
 METRICS = (*VECTORISED, *SLOW)
@@ -160,6 +163,10 @@ def replicated(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.n
         raise ValueError(f"w must be a (resamples, {s.n}) weight matrix; got shape {w.shape}")
     if metric in SLOW:
         return np.array([100 * SLOW[metric](s.probs[i], s.labels[i]) for i in map(indices, w[:N_BOOT_SLOW])])
+    if metric == "adaece":
+        return _adaece(s, w)
+    if metric == "smece":
+        return _smece(s, w[:N_BOOT_SLOW])
     total = w.sum(axis=1, dtype=np.float64)
     t = s.terms(metric, ood_set)
     if metric in ("error", "accuracy", "nll", "brier"):
@@ -200,6 +207,8 @@ def plain(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.ndarra
             v = -float(np.mean(s.logp_y[i]))
         elif metric in SLOW:
             v = SLOW[metric](p, y)
+        elif metric in ("adaece", "smece"):
+            v = (_m.adaptive_ece if metric == "adaece" else _m.smooth_ece)(p, y, validate=False)
         else:
             v = {"ece": lambda: _m.ece(p, y, validate=False), "mce": lambda: _m.mce(p, y, validate=False),
                  "classwise_ece": lambda: _m.classwise_ece(p, y, validate=False),
@@ -210,3 +219,92 @@ def plain(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.ndarra
                  "s99_accuracy": lambda: _m.s99(p, y, validate=False)[1]}[check_metric(metric)]()
         out.append(100 * v)
     return np.array(out)
+
+
+def _smece(s: Scored, w: np.ndarray) -> np.ndarray:
+    """The smooth ECE (percent, :func:`replicate.metrics.smooth_ece`) of ``s`` on every row of
+    the weights ``w`` at once: the weighted residuals and counts splatted onto relplot's grid
+    and reflected at 0 and 1 once per grid size (their FFTs kept for the whole bisection), the
+    Gaussian smoothing as one batch of FFTs, and relplot's bisection on the bandwidth run for
+    all rows in step. Equal to :func:`plain` on the same rows, to rounding."""
+    from scipy import fft
+
+    conf, hit = s.top()
+    r, w = conf - hit, np.asarray(w, dtype=np.float64)
+    spectra: dict = {}
+
+    def spectrum(m):                   # FFTs of the reflected splats of the residuals and counts
+        if m not in spectra:
+            pos = conf * (m - 1)
+            i = np.clip(pos.astype(np.intp), 0, m - 2)
+            frac, idx = pos - i, np.arange(conf.size)
+            a = sparse.csr_matrix((np.r_[1 - frac, frac], (np.r_[idx, idx], np.r_[i, i + 1])), shape=(conf.size, m))
+            size = fft.next_fast_len(3 * m - 2, real=True)     # circular: no wrap reaches the kept part
+            out = []
+            for v in (np.asarray((a.T @ (w * r).T).T), np.asarray((a.T @ w.T).T)):
+                ext = np.concatenate([v[:, ::-1][:, :-1], v, v[:, ::-1][:, 1:]], axis=1)
+                out.append(fft.rfft(ext, size, axis=1))
+            spectra[m] = (size, out)
+        return spectra[m]
+
+    def value(sig, rows):
+        out = np.empty(rows.size)
+        ms = np.maximum(2000, np.round(20 / sig)).astype(int) // 2 + 1
+        for m in set(ms.tolist()):
+            k = np.flatnonzero(ms == m)
+            g = np.linspace(0, 1, m)
+            ker = np.exp(-(g[None] - 0.5) ** 2 / (2 * sig[k, None] ** 2)) / (np.sqrt(2 * np.pi) * sig[k, None])
+            size, spec = spectrum(m)
+            kf = fft.rfft(ker, size, axis=1)
+            sm = [fft.irfft(x[rows[k]] * kf, size, axis=1)[:, m - 1 + m // 2:][:, :m] for x in spec]
+            nts = np.maximum(np.round(10 / sig[k]), 200).astype(int)
+            for nt in set(nts.tolist()):
+                kk = np.flatnonzero(nts == nt)
+                t = np.linspace(0, 1, nt)
+                j = np.clip((t * (m - 1)).astype(np.intp), 0, m - 2)
+                f = (t - j / (m - 1)) * (m - 1)
+                ys, dens = (x[kk][:, j] * (1 - f) + x[kk][:, j + 1] * f for x in sm)
+                dens = dens + 1e-4
+                out[k[kk]] = np.sum(np.abs(ys / dens) * dens, axis=1) / np.sum(dens, axis=1)
+        return out
+
+    def too_small(sig, rows):
+        out = sig < 1e-3
+        live = np.flatnonzero(~out)
+        out[live] = sig[live] < value(sig[live], rows[live])
+        return out
+
+    every = np.arange(w.shape[0])
+    lo, hi = np.ones(every.size), np.zeros(every.size)
+    go = ~too_small(lo, every)
+    for _ in range(10):
+        mid = (lo + hi) / 2
+        small = np.zeros(every.size, dtype=bool)
+        small[go] = too_small(mid[go], every[go])
+        hi, lo = np.where(go & small, mid, hi), np.where(go & ~small, mid, lo)
+    return 100 * value(lo, every)
+
+
+def _adaece(s: Scored, w: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
+    """AdaECE (percent, :func:`replicate.metrics.adaptive_ece`) of ``s`` on every row of the
+    weights ``w`` at once: the examples sorted by confidence once, each resample's equal-mass
+    edges read from its cumulative weights, its bin sums from cumulative weighted sums. Equal
+    to :func:`plain` on the same rows, to rounding."""
+    conf, hit = s.top()
+    o = np.argsort(conf, kind="stable")
+    srt, w = conf[o], np.asarray(w, dtype=np.float64)[:, o]
+    b, n = w.shape
+    cw = np.cumsum(w, axis=1)
+    sizes = np.full(n_bins, n // n_bins)
+    sizes[: n % n_bins] += 1
+    cut = np.cumsum(sizes)[:-1]
+    rows = np.arange(b)[:, None] * (n + 1.0)
+    at = lambda k: srt[np.searchsorted((cw + rows).ravel(), (k[None] + rows).ravel(), "right")  # noqa: E731
+                       .reshape(b, -1) - np.arange(b)[:, None] * n]
+    inner = (at(cut - 1) + at(cut)) / 2.0                                   # (b, n_bins - 1)
+    q = np.stack([np.searchsorted(srt, e, "right") for e in inner])         # bin starts in sorted order
+    pad = lambda x: np.concatenate([np.zeros((b, 1)), np.cumsum(x, axis=1)], axis=1)  # noqa: E731
+    cc, hh = pad(w * srt), pad(w * hit[o])
+    bounds = np.concatenate([np.zeros((b, 1), dtype=np.intp), q, np.full((b, 1), n)], axis=1)
+    gap = np.diff(np.take_along_axis(hh, bounds, 1) - np.take_along_axis(cc, bounds, 1), axis=1)
+    return 100 * np.abs(gap).sum(axis=1) / cw[:, -1]

@@ -26,10 +26,8 @@ numbers, with draws over the seeds only), one row per out-of-distribution set (T
 two rows of Named numbers only (:class:`_WithRows`): the two-dimensional study (seeds, and
 its test points where a number is a sum over them) and ChestX-ray14 (not available).
 
-Two additions to the shared machinery live here until they move there: :class:`_WithRows`
-(rows of Named quantities without runs, on either side) and :func:`smece_replicated`, the
-smooth ECE on every resample at once (the library recomputes it one resample at a time,
-about 30 ms each: minutes for this chapter's 3 seeds x 7 methods x 2 calibrations).
+:class:`_WithRows` (rows of Named quantities without runs, on either side) is an addition to
+the shared machinery that lives here until another chapter needs it.
 """
 from __future__ import annotations
 
@@ -44,7 +42,7 @@ from ...comparison import chapter
 from ...comparison import report as rpt
 from ...comparison.layouts import paper_long, paper_rows
 from ...noise import N_BOOT, N_BOOT_SLOW, RowRuns, RunsEvidence, resampling, scores
-from ...noise.runs import _noise_text
+from ...noise.runs import noise_text
 from . import claims as C
 from .figures import FIG3_WINDOWS, FIG8_WINDOW, convergence_epochs, normalised_loss, paper_window, window_stats
 from .plan import CHAPTER, LAMBDAS, PAPER, SECTION, lambda_key, plan, toy_study
@@ -87,118 +85,6 @@ class _WithRows(Evidence):
 
     def label(self, used) -> str:
         return self.inner.label(used) if self.inner is not None else super().label(used)
-
-
-def smece_replicated(s: scores.Scored, w: np.ndarray) -> np.ndarray:
-    """The smooth ECE (percent, :func:`replicate.metrics.smooth_ece`) of ``s`` on every row of
-    the weights ``w`` at once: the weighted residuals and counts splatted onto relplot's grid
-    and reflected at 0 and 1 once per grid size (their FFTs kept for the whole bisection), the
-    Gaussian smoothing as one batch of FFTs, and relplot's bisection on the bandwidth run for
-    all rows in step. Equal to :func:`replicate.noise.scores.replicated` (the plain loop) on the same
-    rows, to rounding."""
-    from scipy import fft, sparse
-
-    conf, hit = s.top()
-    r, w = conf - hit, np.asarray(w, dtype=np.float64)
-    spectra: dict = {}
-
-    def spectrum(m):                   # FFTs of the reflected splats of the residuals and counts
-        if m not in spectra:
-            pos = conf * (m - 1)
-            i = np.clip(pos.astype(np.intp), 0, m - 2)
-            frac, idx = pos - i, np.arange(conf.size)
-            a = sparse.csr_matrix((np.r_[1 - frac, frac], (np.r_[idx, idx], np.r_[i, i + 1])), shape=(conf.size, m))
-            size = fft.next_fast_len(3 * m - 2, real=True)     # circular: no wrap reaches the kept part
-            out = []
-            for v in (np.asarray((a.T @ (w * r).T).T), np.asarray((a.T @ w.T).T)):
-                ext = np.concatenate([v[:, ::-1][:, :-1], v, v[:, ::-1][:, 1:]], axis=1)
-                out.append(fft.rfft(ext, size, axis=1))
-            spectra[m] = (size, out)
-        return spectra[m]
-
-    def value(sig, rows):
-        out = np.empty(rows.size)
-        ms = np.maximum(2000, np.round(20 / sig)).astype(int) // 2 + 1
-        for m in set(ms.tolist()):
-            k = np.flatnonzero(ms == m)
-            g = np.linspace(0, 1, m)
-            ker = np.exp(-(g[None] - 0.5) ** 2 / (2 * sig[k, None] ** 2)) / (np.sqrt(2 * np.pi) * sig[k, None])
-            size, spec = spectrum(m)
-            kf = fft.rfft(ker, size, axis=1)
-            sm = [fft.irfft(x[rows[k]] * kf, size, axis=1)[:, m - 1 + m // 2:][:, :m] for x in spec]
-            nts = np.maximum(np.round(10 / sig[k]), 200).astype(int)
-            for nt in set(nts.tolist()):
-                kk = np.flatnonzero(nts == nt)
-                t = np.linspace(0, 1, nt)
-                j = np.clip((t * (m - 1)).astype(np.intp), 0, m - 2)
-                f = (t - j / (m - 1)) * (m - 1)
-                ys, dens = (x[kk][:, j] * (1 - f) + x[kk][:, j + 1] * f for x in sm)
-                dens = dens + 1e-4
-                out[k[kk]] = np.sum(np.abs(ys / dens) * dens, axis=1) / np.sum(dens, axis=1)
-        return out
-
-    def too_small(sig, rows):
-        out = sig < 1e-3
-        live = np.flatnonzero(~out)
-        out[live] = sig[live] < value(sig[live], rows[live])
-        return out
-
-    every = np.arange(w.shape[0])
-    lo, hi = np.ones(every.size), np.zeros(every.size)
-    go = ~too_small(lo, every)
-    for _ in range(10):
-        mid = (lo + hi) / 2
-        small = np.zeros(every.size, dtype=bool)
-        small[go] = too_small(mid[go], every[go])
-        hi, lo = np.where(go & small, mid, hi), np.where(go & ~small, mid, lo)
-    return 100 * value(lo, every)
-
-
-def adaece_replicated(s: scores.Scored, w: np.ndarray, n_bins: int = 15) -> np.ndarray:
-    """AdaECE (percent, :func:`replicate.metrics.adaptive_ece`) of ``s`` on every row of the
-    weights ``w`` at once: the examples sorted by confidence once, each resample's equal-mass
-    edges read from its cumulative weights, its bin sums from cumulative weighted sums. Equal
-    to :func:`replicate.noise.scores.replicated` (the plain loop) on the same rows, to rounding."""
-    conf, hit = s.top()
-    o = np.argsort(conf, kind="stable")
-    srt, w = conf[o], np.asarray(w, dtype=np.float64)[:, o]
-    b, n = w.shape
-    cw = np.cumsum(w, axis=1)
-    sizes = np.full(n_bins, n // n_bins)
-    sizes[: n % n_bins] += 1
-    cut = np.cumsum(sizes)[:-1]
-    rows = np.arange(b)[:, None] * (n + 1.0)
-    at = lambda k: srt[np.searchsorted((cw + rows).ravel(), (k[None] + rows).ravel(), "right")  # noqa: E731
-                       .reshape(b, -1) - np.arange(b)[:, None] * n]
-    inner = (at(cut - 1) + at(cut)) / 2.0                                   # (b, n_bins - 1)
-    q = np.stack([np.searchsorted(srt, e, "right") for e in inner])         # bin starts in sorted order
-    pad = lambda x: np.concatenate([np.zeros((b, 1)), np.cumsum(x, axis=1)], axis=1)  # noqa: E731
-    cc, hh = pad(w * srt), pad(w * hit[o])
-    bounds = np.concatenate([np.zeros((b, 1), dtype=np.intp), q, np.full((b, 1), n)], axis=1)
-    gap = np.diff(np.take_along_axis(hh, bounds, 1) - np.take_along_axis(cc, bounds, 1), axis=1)
-    return 100 * np.abs(gap).sum(axis=1) / cw[:, -1]
-
-
-#: The metrics whose resamples :class:`_Ours` computes at once (the library: one at a time).
-AT_ONCE = {"smece": smece_replicated, "adaece": adaece_replicated}
-
-
-class _Ours(RunsEvidence):
-    """:class:`replicate.noise.RunsEvidence` with the metrics of :data:`AT_ONCE` resampled at once."""
-
-    def _compute(self, r, q):
-        if not (isinstance(q, Cell) and q.metric in AT_ONCE and not r.ood_settings):
-            return super()._compute(r, q)
-        seeds = r.seeds(q.method, q.setting)
-        who = self.names.method(q.method) + (f" ({q.setting})" if q.setting else "")
-        if not seeds:
-            return f"no run of {who} in {r.name}"
-        got = [self.scored(r, q.method, q.setting, s, q.post, r.t_selected_by.get(q.metric, "ece")) for s in seeds]
-        w = resampling.weights(got[0].n, self.n_boot, self.seed, "test")[:N_BOOT_SLOW]
-        reps = resampling.over_seeds(np.stack([AT_ONCE[q.metric](s, w) for s in got]), self.seed)
-        point = float(np.mean([scores.point(s, q.metric) for s in got]))
-        return Draws(point, reps, _noise_text(len(seeds), len(w), f"the {got[0].n:,} test examples"),
-                     ((r.name, who, tuple(seeds)),))
 
 
 def _seed_draws(values: dict, row: str, who: str, why: str) -> Draws:
@@ -291,7 +177,7 @@ def _reliability_named(ce: dict, row: str, min_share: float = 0.01) -> dict:
     seeds, n = sorted(ce), per[0][3]
     common = np.logical_and.reduce(bins)
     used = ((row, "Cross Entropy", tuple(seeds)),)
-    noise = _noise_text(len(seeds), N_BOOT, f"the {n:,} test examples")
+    noise = noise_text(len(seeds), N_BOOT, f"the {n:,} test examples")
 
     def draws(stack):             # (seeds, 1 + B): the full test set, then the resamples
         return Draws(float(stack[:, 0].mean()), resampling.over_seeds(stack[:, 1:]), noise, used)
@@ -326,7 +212,7 @@ def _toy_named(toy) -> dict:
                 w = np.vstack([np.ones((1, len(y))), resampling.weights(len(y), N_BOOT, 0, "test")])
                 got.append(scores.replicated(sc, metric, w))
             stack = np.stack(got)
-            noise = _noise_text(len(seeds), N_BOOT, f"each seed's {len(y):,} test points")
+            noise = noise_text(len(seeds), N_BOOT, f"each seed's {len(y):,} test points")
             out[f"toy_{metric}:{method}"] = Draws(float(stack[:, 0].mean()), resampling.over_seeds(stack[:, 1:]),
                                                   noise, used)
     return out
@@ -373,7 +259,7 @@ def our_side(p: cmp.Plan, runs: dict, toy=None, every_seed: bool = True, named: 
     reach = {k: C.UNREACHABLE[k.split(":")[0]] for k in C.named_keys() if k.startswith(("chexnet", "gradcam"))}
     extra = [(TOY_ROW, _toy_named(toy) if toy is not None and len(toy) > 2 else {},
               "the two-dimensional study was not run"), (CHEST_ROW, reach, C.UNREACHABLE["chexnet"])]
-    return _WithRows(_Ours(rows, p.profile, n) if rows else None, extra, "ours", p.profile, n)
+    return _WithRows(RunsEvidence(rows, p.profile, n) if rows else None, extra, "ours", p.profile, n)
 
 
 def paper_side(lambdas=()):
