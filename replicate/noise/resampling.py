@@ -49,6 +49,7 @@ def weights(n: int, n_boot: int = N_BOOT, seed: int = 0, stream: str = "test") -
     flat = (idx + n * np.arange(n_boot)[:, None]).ravel()
     w = np.bincount(flat, minlength=n_boot * n).reshape(n_boot, n).astype(np.float64)
     w.flags.writeable = False
+    _MADE.add((n, n_boot, seed, stream))
     return w
 
 
@@ -85,12 +86,36 @@ def over_seeds(per_seed: np.ndarray, seed: int = 0) -> np.ndarray:
     return per_seed[draws, np.arange(b)[:, None]].mean(axis=1)
 
 
+@functools.lru_cache(maxsize=4)
+def _transposed(n: int, n_boot: int, seed: int, stream: str) -> np.ndarray:
+    t = np.ascontiguousarray(weights(n, n_boot, seed, stream).T)
+    t.flags.writeable = False
+    return t
+
+
+def _key(w: np.ndarray):
+    """The arguments of :func:`weights` that made ``w`` (a whole matrix or its first rows),
+    or None."""
+    for key in list(_MADE):
+        full = weights(*key)
+        if w.base is full or w is full:
+            return key if w.shape == full.shape else None
+    return None
+
+
+_MADE: set = set()
+
+
 def matmul(w: np.ndarray, terms) -> np.ndarray:
     """``w @ terms`` for a weight matrix and a dense or sparse ``(n, k)`` (or ``(n,)``) array of
-    per-example terms, in float64."""
+    per-example terms, in float64. A sparse product with a whole matrix of :func:`weights`
+    reads its transposed copy, kept once per matrix (scipy's sparse product wants the dense
+    side in row order: transposing on every call copied 80 MB)."""
     from scipy import sparse
 
     wd = w if w.dtype == np.float64 else np.asarray(w, dtype=np.float64)
     if sparse.issparse(terms):
-        return np.asarray((terms.T.tocsr() @ wd.T).T)
+        key = _key(wd)
+        wt = _transposed(*key) if key is not None else np.ascontiguousarray(wd.T)
+        return np.asarray(terms.T.tocsr() @ wt).T
     return wd @ np.asarray(terms, dtype=np.float64)

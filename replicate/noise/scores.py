@@ -37,8 +37,8 @@ from .. import metrics as _m
 from .resampling import N_BOOT_SLOW, indices, matmul
 
 N_BINS = 15
-#: Metrics computed for all resamples at once (the smooth ECE on the first
-#: :data:`~replicate.noise.resampling.N_BOOT_SLOW` of them: a bisection of FFTs per resample).
+#: Metrics computed for all resamples at once (AdaECE and the smooth ECE on the first
+#: :data:`~replicate.noise.resampling.N_BOOT_SLOW` of them: their bins move with the resample).
 VECTORISED = ("ece", "mce", "classwise_ece", "error", "accuracy", "nll", "brier", "s99_fraction", "s99_accuracy",
               "auroc", "adaece", "smece")
 
@@ -164,7 +164,7 @@ def replicated(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.n
     if metric in SLOW:
         return np.array([100 * SLOW[metric](s.probs[i], s.labels[i]) for i in map(indices, w[:N_BOOT_SLOW])])
     if metric == "adaece":
-        return _adaece(s, w)
+        return _adaece(s, w[:N_BOOT_SLOW])
     if metric == "smece":
         return _smece(s, w[:N_BOOT_SLOW])
     total = w.sum(axis=1, dtype=np.float64)
