@@ -486,10 +486,11 @@ def test_our_side_computes_a_run_set_once_under_every_setting_and_says_why_a_cel
 def test_figure_numbers_are_means_over_the_seeds_with_the_noise_models_draws():
     image = {(m, "", s): _fake(10 * i + s, f"{m}{s}", shift=i) for i, m in enumerate(exp.FIG2_METHODS)
              for s in (1, 2)}
-    got = rep.figure_numbers(image, None, "r", "no history")
+    got = ev.figure_numbers(image, None, "r", "no history")
     d = got["fig4b|dual_focal"]
     want = np.mean([np.median(image[("dual_focal", "", s)].z.max(axis=1)) for s in (1, 2)])
-    assert d.point == pytest.approx(want) and len(d.reps) == rp.noise.N_BOOT and "2 seeds" in d.noise
+    assert d.point == pytest.approx(want) and len(d.reps) == rp.noise.N_BOOT_SLOW and "2 seeds" in d.noise
+    assert len(got["fig2|bin5|dual_focal"].reps) == rp.noise.N_BOOT and "fig4b|ls005" not in got
     assert got["fig4a|below"] == "no history"
     assert all(isinstance(got[f"fig2|bin{b}|dual_focal"], (str, rp.claims.evidence.Draws)) for b in range(15))
 

@@ -23,7 +23,7 @@ image row holds the seven methods, Table 3's AdaFocal and AdaDualFocal, Table 4'
 terms (setting: the printed row; method ``dual_focal`` or ``dual_focal_code`` by reading),
 Table 13's gammas (``gamma=g``) and the same runs again under Tables 3 and 12 (a run under two
 settings is computed once: :class:`Ours`), and the Named numbers behind the figures
-(:func:`figure_numbers`), resampled with the noise model's own draws. The paper's side
+(:func:`.figures.figure_numbers`), resampled with the noise model's own draws. The paper's side
 (:func:`paper_side`) is Tables 1-13 as printed, laid out in the same rows and settings.
 """
 from __future__ import annotations
@@ -42,6 +42,7 @@ from ...comparison import chapter, layouts
 from ...comparison import report as rpt
 from ...noise import RowRuns, RunsEvidence, resampling
 from . import claims as cl
+from . import figures as fig
 from . import plan as dfl
 
 PAPER_SOURCE = "Tao et al. (2023), Tables 1-13, every printed row"
@@ -57,11 +58,14 @@ OOD_SETTINGS = {v: k for k, v in cl.OOD.items()}                  # our OOD set 
 #: Table -> the setting its cells take in the rows of Table 1 (Tables 4, 9, 13 carry their own).
 SETTINGS = {"table3": cl.T3, "table10": cl.T10, "table10_kde": cl.T10, "table12": cl.T12}
 METRIC_LABELS = {"rbs": "RBS", "ece_kde": "ECE_KDE"}
+METHOD_LABELS = {"kde_xe": "KDE-XE", "dual_focal_code": "DFL (the authors' code)"}
 
 
 def names():
+    """The book's display names, with this chapter's metrics and methods."""
     n = rpt.names()
     n.metrics.update(METRIC_LABELS)
+    n.methods.update(METHOD_LABELS)
     return n
 
 
@@ -206,8 +210,8 @@ def ours(p: cmp.Plan, runs: dict, every_seed: bool = True, figures: bool = True)
     named = dict(unavailable)
     if figures:
         history = rpt.with_store_seeds(runs["history"], p.group("history")) if "history" in runs else None
-        named.update(figure_numbers(image, history, f"{first['dataset']}, {first['model']}",
-                                    _reason(p, "history")))
+        named.update(fig.figure_numbers(image, history, f"{first['dataset']}, {first['model']}",
+                                        _reason(p, "history")))
     seeds = sorted({s for (m, st, s) in image if (m, st) == (cl.DFL, "")})
     named["runs|repeated"] = Draws(float(len(seeds)), None, "a count of the stored seeds (no noise)",
                                    ((f"{first['dataset']}, {first['model']}", "DFL", tuple(seeds)),))
@@ -225,115 +229,6 @@ def decide(p: cmp.Plan, runs: dict | None) -> ClaimLog:
     side = ours(p, runs or {})
     side = side or Missing("ours", p.profile, chapter.not_in_store(p.profile))
     return claims_log(dfl.PAPER, dfl.CHAPTER, cl.definitions(), [side, paper_side()], dfl.SECTION, names())
-
-
-# ----------------------------------------------------------------------------- the figures' numbers
-def _noise(n_seeds: int, n_boot: int, what: str) -> str:
-    if n_seeds == 1:
-        return f"bootstrap over {what} ({n_boot:,} resamples, the draws of every cell); one seed: the training " \
-               f"noise is not measured"
-    return f"two-level bootstrap ({n_boot:,} resamples): the {n_seeds} seeds resampled, then {what} (the draws of " \
-           f"every cell)"
-
-
-def figure_numbers(image: dict, history: dict | None, row: str, no_history: str) -> dict:
-    """The Named numbers of the figure claims (keys of :func:`.claims.named` with a figure
-    prefix): Fig. 2's per-bin |accuracy − confidence| and Fig. 4b/c's medians and whisker range
-    of each test example's maximum logit and q_j (resampled with the noise model's test
-    draws, every stored seed), Fig. 4a's smoothed test ECE (its seeds resampled)."""
-    from .figures import bin_gaps, dual_probabilities, quantiles, whisker_range
-
-    out, per = {}, {}
-    for (m, st, s), run in image.items():
-        if st == "" and m in dfl.FIG2_METHODS:
-            per.setdefault(m, {})[s] = run
-    if not per:
-        return out
-    n = next(iter(next(iter(per.values())).values())).logits("test")[1].size
-    w, ones = resampling.weights(n, resampling.N_BOOT, 0, "test"), np.ones((1, n))
-    what = f"the {n:,} test examples"
-    gaps, counts = {}, {}
-    for m, runs in per.items():
-        used = ((row, names().method(m), tuple(sorted(runs))),)
-        stats = {"logit": [], "median": [], "range": [], "gap": []}
-        for s, run in sorted(runs.items()):
-            z, y = run.logits("test")
-            z = np.asarray(z, dtype=np.float64)
-            top, qj = z.max(axis=1), dual_probabilities(z, y)
-            for key, x in (("logit", top), ("median", qj)):
-                stats[key].append((quantiles(x, ones, (0.5,))[0, 0], quantiles(x, w, (0.5,))[:, 0]))
-            stats["range"].append((whisker_range(qj, ones)[0], whisker_range(qj, w)))
-            p = np.exp(z - z.max(axis=1, keepdims=True))
-            p /= p.sum(axis=1, keepdims=True)
-            g, c = bin_gaps(p, y, w, cl.N_BINS)
-            stats["gap"].append((bin_gaps(p, y, ones, cl.N_BINS)[0][0], g))
-            counts[m] = np.minimum(counts.get(m, c), c)
-        def drawn(pairs):
-            points, reps = zip(*pairs)
-            return np.mean(points, axis=0), resampling.over_seeds(np.stack(reps))
-        k = len(runs)
-        for key, name in (("logit", "fig4b|{m}"), ("median", "fig4c|median|{m}"), ("range", "fig4c|range|{m}")):
-            point, reps = drawn(stats[key])
-            out[name.format(m=m)] = Draws(float(point), reps, _noise(k, len(reps), what), used)
-        gaps[m] = (np.mean([g for g, _ in stats["gap"]], axis=0), np.stack([r for _, r in stats["gap"]]), used, k)
-    for b in range(cl.N_BINS):
-        few = [m for m in gaps if counts[m][b] < cl.MIN_BIN]
-        for m, (point, reps, used, k) in gaps.items():
-            key = f"fig2|bin{b}|{m}"
-            out[key] = (f"bin {b + 1} holds fewer than {cl.MIN_BIN} test samples of "
-                        f"{', '.join(names().method(x) for x in few)}" if few else
-                        Draws(float(point[b]), resampling.over_seeds(reps[:, :, b]), _noise(k, reps.shape[1], what),
-                              used))
-    out.update(curve_numbers(image, history, row) if history else
-               {q.key: no_history for q in cl.named() if q.key.startswith("fig4a|")})
-    return out
-
-
-def curve_numbers(image: dict, history: dict, row: str) -> dict:
-    """Fig. 4a's Named numbers: the smoothed test ECE (mean over the drawn seeds) after the
-    warm-up, its share of epochs with DFL below both and its mean per learning-rate phase."""
-    from .figures import ece_over_epochs, lr_phases
-
-    def recorded(run):              # a seed another chapter trained may not record the per-epoch test ECE
-        return bool(run.history) and all("ece" in (h.get("test") or {}) for h in run.history)
-    runs = {cl.CE: {s: r for (m, st, s), r in image.items() if (m, st) == (cl.CE, "") and recorded(r)},
-            **{m: {s: r for (k, s), r in history.items() if k == m and recorded(r)} for m in (cl.FL, cl.DFL)}}
-    if not all(runs.values()):
-        return {q.key: "no run records the per-epoch test ECE of every method" for q in cl.named()
-                if q.key.startswith("fig4a|")}
-    curves, phases = {}, None
-    for m, by_seed in runs.items():
-        f = ece_over_epochs({s: by_seed[s] for s in sorted(by_seed)})
-        n = int(f.epoch.max())
-        warm = max(1, int(round(cl.WARMUP_FRACTION * n)))
-        f = f.assign(phase=lr_phases(f))
-        f = f[f.epoch > warm]
-        if f.empty:
-            return {q.key: f"only {n} epoch(s): none after the warm-up" for q in cl.named() if q.key.startswith("fig4a|")}
-        curves[m] = f.pivot_table(index="epoch", columns="method", values="ece_ema").to_numpy().T   # (S, E)
-        phases = f[f.method == f.method.iloc[0]].phase.to_numpy()
-    b = resampling.N_BOOT
-    mean = {m: c[resampling.seed_draws(len(c), b)].mean(axis=1) for m, c in curves.items()}     # (B, E)
-    pt = {m: c.mean(axis=0) for m, c in curves.items()}
-    counts = ", ".join(f"{names().method(m)} {len(c)}" for m, c in curves.items())
-    several = any(len(c) > 1 for c in curves.values())
-    noise = (f"the seeds resampled ({b:,} resamples; seeds with per-epoch records: {counts}); the per-epoch test "
-             f"ECE as each run recorded it (no per-example values are kept to resample)" if several else
-             "one seed, and the per-epoch test ECE as the run recorded it: no resampling")
-    used = tuple((row, names().method(m), tuple(sorted(runs[m]))) for m in runs)
-
-    def draws(fn):
-        return Draws(float(fn(pt)), fn(mean) if several else None, noise, used)
-
-    def below(c):
-        return (c[cl.DFL] < np.minimum(c[cl.CE], c[cl.FL])).mean(axis=-1)
-    out = {"fig4a|below": draws(below)}
-    for p in range(1, cl.PHASES + 1):
-        at = phases == p - 1
-        for m in runs:
-            out[f"fig4a|phase{p}|{m}"] = draws(lambda c, m=m: c[m][..., at].mean(axis=-1)) if at.any() else \
-                f"the schedule has no learning-rate phase {p} after the warm-up"
-    return out
 
 
 # ----------------------------------------------------------------------------- our tables
@@ -442,22 +337,6 @@ def evaluation(p: cmp.Plan, runs: dict) -> dict:
     return {"tables": tables, "raw": raw, "missing": missing}
 
 
-def figure_frames(p: cmp.Plan, runs: dict) -> dict:
-    """The numbers Figs. 2 and 4 draw (first seed, as the paper's figures): ``fig2``, ``fig4a``
-    (without the history runs: absent), ``fig4b``, ``fig4c``."""
-    from . import figures as fig
-
-    seed, image = p.seeds[0], runs["image"]
-    first = {k: image[(k, seed)] for k in dfl.FIG2_METHODS if (k, seed) in image}
-    trio = {k: first[k] for k in dfl.HISTORY_METHODS if k in first}
-    out = {"fig2": fig.reliability_frame(first), "fig4b": fig.max_logit_frame(trio), "fig4c": fig.dual_prob_frame(trio)}
-    hist = runs.get("history")
-    if hist is not None and (cl.CE, seed) in image:
-        out["fig4a"] = fig.ece_over_epochs({cl.CE: image[(cl.CE, seed)],
-                                            **{k: hist[(k, seed)] for k in dfl.HISTORY_METHODS if (k, seed) in hist}})
-    return out
-
-
 def intervals(p: cmp.Plan, runs: dict) -> dict:
     """``{group: {metric: {(method, post T): {"mean", "low", "high", "how"}}}}``: the 95 %
     interval of each of our cells of Tables 1, 2 and 5-8 (the seeds the chapter shows),
@@ -493,7 +372,7 @@ def report(p: cmp.Plan, runs: dict) -> rpt.Report:
     wide = {g: rpt.with_store_seeds(runs[g], p.group(g)) for g in runs}
     sections = {
         "evaluation": lambda r: evaluation(p, runs),
-        "figures": lambda r: figure_frames(p, runs),
+        "figures": lambda r: fig.frames(p, runs),
         "intervals": lambda r: intervals(p, runs),
         "claims": lambda r: decide(p, runs),
         "identical": lambda r: identical(runs),
