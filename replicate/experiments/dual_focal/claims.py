@@ -229,12 +229,15 @@ def _networks(ds: str, column: str | None, rows) -> list:
 
 
 def _network_is(net: str, rows, largest: bool = False, column: str | None = None) -> AllOf:
-    """``net`` the best (lowest) or worst (``largest``) network on CIFAR-10 and CIFAR-100."""
-    parts = []
+    """``net`` the best (lowest) or worst (``largest``) network on CIFAR-10 and CIFAR-100: on
+    each, its number minus the lowest (highest) of the other networks' below (above) 0."""
+    parts, best = [], _max if largest else _min
     for ds in ("cifar10", "cifar100"):
         qs = _networks(ds, column, rows)
         own = next(q for q in qs if f"|{net}|" in q.key)
-        parts.append((Highest if largest else Lowest)(own, qs))
+        text = f"{own.label_text} − {'max' if largest else 'min'}(the other networks')"
+        parts.append(Statistic(lambda o, *r: o - best(*r), [own, *(q for q in qs if q != own)],
+                               ">" if largest else "<", 0.0, text))
     return AllOf(*parts)
 
 
