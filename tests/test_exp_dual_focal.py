@@ -1,6 +1,7 @@
 """The Dual Focal Loss experiment chapter: its plan, the RBS metric, the long-form tables, the
-figures' numbers, the claims' rules (on constructed numbers and on the paper's own printed
-tables) and the committed cpu runs."""
+figures' numbers (plain and on every resample), the claims and their tests (on constructed
+evidence, and on the paper's own printed tables counted here independently), our side's
+evidence and the committed cpu runs."""
 from __future__ import annotations
 
 import inspect
@@ -14,12 +15,13 @@ import torch
 import replicate as rp
 from replicate import comparison as cmp
 from replicate.comparison import layouts as lay
-from replicate.experiments.dual_focal import plan as exp
+from replicate.claims.claim import claims_log
+from replicate.claims.evidence import Cell, Exact, Named
 from replicate.experiments.dual_focal import claims as cl
-from replicate.experiments.dual_focal import evidence as ev
-from replicate.experiments.dual_focal import appendix_rules as ap
-from replicate.experiments.dual_focal import figure_rules as fr
-from replicate.experiments.dual_focal import rules as ru
+from replicate.experiments.dual_focal import figures as ev
+from replicate.experiments.dual_focal import plan as exp
+from replicate.experiments.dual_focal import report as rep
+from replicate.experiments.dual_focal import views as vw
 
 
 # ----------------------------------------------------------------------------- plan
@@ -138,7 +140,7 @@ def test_rbs_lower_bound_holds_and_is_attained():
 
 
 def test_table11_prints_values_below_the_rbs_of_table2s_error_rates():
-    b = ev.rbs_bounds()
+    b = vw.rbs_bounds()
     assert len(b) == 48 and b.fits_brier.all()
     c10 = b[b.row.str.startswith("CIFAR-10,")]
     assert len(c10) == 24 and not c10.fits_rbs.any()
@@ -193,20 +195,25 @@ def test_table_notes_keep_the_table_notes_and_the_chosen_rows():
 
 # ----------------------------------------------------------------------------- figures' numbers
 class FakeRun:
-    """What the figure functions read from a Run: test/val/OOD logits, history, temperature."""
+    """What the figure functions and the noise model read from a Run: test/val/OOD logits,
+    history, temperature, key."""
 
-    def __init__(self, z, y, history=(), ood=None, T=1.0):
-        self.z, self.y, self.history, self.ood, self.temperature, self.key = z, y, list(history), ood, T, "fake"
+    def __init__(self, z, y, history=(), ood=None, T=1.0, key="fake", val=None):
+        self.z, self.y, self.ood, self.temperature, self.key = z, y, ood, T, key
+        self.history = [{"epoch": h["epoch"], "lr": h["lr"], "test": {"ece": h["ece"]}} for h in history]
+        self.val = val if val is not None else (z, y)
 
     @property
     def ood_sets(self):
         return {"cifar10c_gaussian5": "generated"} if self.ood is not None else {}
 
     def logits(self, split="test"):
+        if split == "val":
+            return self.val
         return (self.ood if split.startswith("ood:") else self.z), self.y
 
     def history_frame(self):
-        return pd.DataFrame([{"epoch": h["epoch"], "lr": h["lr"], "test/ece": h["ece"]} for h in self.history])
+        return pd.DataFrame([{"epoch": h["epoch"], "lr": h["lr"], "test/ece": h["test"]["ece"]} for h in self.history])
 
 
 def test_ema_and_learning_rate_phases():
@@ -233,8 +240,6 @@ def test_dual_probabilities_match_the_losses_dual_term_and_box_stats_match_matpl
 
 
 def test_reliability_interval_and_roc_frames_agree_with_independent_computations():
-    from scipy import stats
-
     rng = np.random.default_rng(3)
     z, y = rng.normal(size=(400, 10)) * 2, rng.integers(0, 10, 400)
     r = FakeRun(z, y, ood=rng.normal(size=(400, 10)) * 0.5, T=2.0)
@@ -244,125 +249,264 @@ def test_reliability_interval_and_roc_frames_agree_with_independent_computations
     for scaled, T in ((False, 1.0), (True, 2.0)):
         want = rp.metrics.ood_auroc(rp.metrics.probs_from_logits(z, T), rp.metrics.probs_from_logits(r.ood, T))
         assert roc[roc.temperature_scaled == scaled].auroc.iloc[0] == pytest.approx(100 * want)
-    raw = pd.DataFrame({"method": "a", "seed": [1, 2, 3], "metric": "ece", "temperature_scaled": False,
-                        "value": [1.0, 2.0, 4.0]})
-    i = ev.interval_frame(raw).iloc[0]
-    lo, hi = stats.t.interval(0.95, 2, loc=7 / 3, scale=stats.sem([1.0, 2.0, 4.0]))
-    assert (i["low"], i["high"]) == pytest.approx((lo, hi))
+    iv = {"ece": {("a", False): {"mean": 2.0, "low": 1.0, "high": 3.5, "how": "x"},
+                  ("a", True): {"mean": 9.0, "low": 8.0, "high": 9.5, "how": "x"}}}
+    i = ev.interval_frame(iv)                          # Fig. 3: the noise model's pre-T intervals
+    assert i.to_dict("records") == [{"method": "a", "metric": "ece", "mean": 2.0, "low": 1.0, "high": 3.5}]
 
 
-# ----------------------------------------------------------------------------- rules on constructed numbers
-def _ev(cells, kind="ours", figures=None, missing=None):
-    """An Evidence from ``[(table, row, metric, scaled, method, mean, T, setting)]``."""
-    rows = [{"table": t, "row": r, "dataset_key": r.split(", ")[0].replace("ours: ", ""), "model_key": "tiny_cnn",
-             "setting": s, "method": m, "metric": k, "temperature_scaled": sc, "mean": v, "sd": math.nan,
-             "se": math.nan, "T": T, "T_sd": 0.0, "n": 1, "note": ""} for t, r, k, sc, m, v, T, s in cells]
-    return ev.Evidence(kind, pd.DataFrame(rows, columns=lay.LONG), figures or {}, missing or {}, "cpu")
 
 
-def _row(table, metric, values, scaled=False, T=None, row="ours: cifar10, tiny_cnn", setting=""):
-    return [(table, row, metric, scaled, m, v, (T or {}).get(m, math.nan), setting) for m, v in values.items()]
+def test_figure_numbers_on_every_resample_equal_the_plain_loop_on_fixed_draws():
+    """quantiles, whisker_range and bin_gaps (all resamples at once) against np.percentile,
+    box_stats and reliability_bins on each resample's examples gathered by index."""
+    from replicate.noise import resampling
+
+    rng = np.random.default_rng(4)
+    z, y = rng.normal(size=(300, 10)) * 2, rng.integers(0, 10, 300)
+    x = ev.dual_probabilities(z, y)
+    w = resampling.weights(300, 40, 5, "test")
+    q = ev.quantiles(x, w, (0.25, 0.5, 0.75))
+    r = ev.whisker_range(x, w)
+    p = rp.metrics.probs_from_logits(z)
+    gaps, counts = ev.bin_gaps(p, y, w)
+    assert counts.tolist() == rp.metrics.reliability_bins(p, y).count.astype(int).tolist()
+    for b in range(0, 40, 7):
+        i = resampling.indices(w[b])
+        assert q[b] == pytest.approx(np.percentile(x[i], [25, 50, 75]))
+        box = ev.box_stats(pd.DataFrame({"method": "a", "q": x[i]}), "q").iloc[0]
+        assert r[b] == pytest.approx(box["whisker_high"] - box["whisker_low"])
+        want = np.abs(rp.metrics.reliability_bins(p[i], y[i]).gap)
+        np.testing.assert_allclose(gaps[b], want, equal_nan=True, atol=1e-12)
 
 
-def test_sota_and_mce_rules_hold_fail_and_are_not_tested():
-    good = _ev(_row("table7", "mce", {"dual_focal": 1.0, "flsd53": 2.0}) +
-               _row("table7", "mce", {"dual_focal": 3.0, "flsd53": 2.0}, True))
-    bad = _ev(_row("table7", "mce", {"dual_focal": 3.0, "flsd53": 2.0}))
-    rule = ap.lowest_in_most("table7", "mce", "MCE")
-    assert rule(good)[1] is True and rule(bad)[1] is False
-    gone = _ev([], missing={"image": "not in the store"})
-    assert rule(gone)[1].verdict == "not tested" and "not in the store" in rule(gone)[1].note
-    explained = cl._explained(cmp.Claim("x", "y", lambda e: ("–", None)))
-    assert "not in the cpu plan" in explained.rule(_ev([]))[1].note
+# ----------------------------------------------------------------------------- the claims on constructed evidence
+def _exact(cells, named=None, absent=None):
+    """Exact evidence of one CIFAR-10 row from ``{(method, metric, post, setting): value}``."""
+    frame = pd.DataFrame([{"row": "r", "dataset": "cifar10", "model": "m", "method": m, "metric": k, "post": p,
+                           "setting": st, "value": v} for (m, k, p, st), v in cells.items()])
+    return Exact(frame, "constructed", rep.names(), named, absent)
 
 
-def test_temperature_rules_and_their_readings():
-    T = {"dual_focal": 1.0, "flsd53": 0.9, "cross_entropy": 1.5, "inverse_focal": 2.0, "ls005": 1.0}
-    e = _ev(_row("table1", "ece", {k: 1.0 for k in T}, True, T))
-    assert ru.dfl_t_is_one(e)[1] is True and ru.ifl_overconfident(e)[1] is True
-    under = ru.fl_underconfident(e)[1]
-    assert under.verdict == "holds" and "in most rows: holds" in under.note        # one row, T 0.9
-    only = ru.only_t_one(e)
-    assert only[1] is False and "LS-0.05" in only[0]                                # LS also at T = 1
-    assert ru.dfl_t_is_one(_ev(_row("table1", "ece", {"dual_focal": 1.2}, True, {"dual_focal": 1.2})))[1] is False
+def _decide(ev_, texts=None):
+    f = claims_log(exp.PAPER, exp.CHAPTER, cl.definitions(), [ev_], exp.SECTION, rep.names()).frame()
+    f = f.set_index("claim")
+    return f if texts is None else f.loc[list(texts)]
 
 
-def test_figure_rules_on_constructed_curves_and_bins():
-    lr = [0.1] * 8 + [0.01] * 6 + [0.001] * 6
-    curves = pd.concat([pd.DataFrame({"method": m, "epoch": range(1, 21), "lr": lr, "ece": v, "ece_ema": v})
-                        for m, v in (("cross_entropy", 5.0), ("flsd53", 6.0), ("dual_focal", 1.0))])
-    e = _ev([], figures={"fig4a": curves})
-    assert fr.ece_stays_below(e)[1] and fr.fl_worse_at_high_lr(e)[1] and fr.dfl_every_lr(e)[1]
-    worse = _ev([], figures={"fig4a": curves.assign(ece_ema=lambda f: np.where(f.method == "dual_focal", 9, 5))})
-    assert not fr.ece_stays_below(worse)[1] and not fr.dfl_every_lr(worse)[1]
-    assert fr.ece_stays_below(_ev([], kind="paper"))[1].verdict == "not tested"
-    bins = pd.DataFrame({"method": ["cross_entropy", "dual_focal"] * 2, "bin": [0, 0, 1, 1], "count": [50, 50, 50, 5],
-                         "gap": [0.2, 0.1, 0.3, 0.0]})
-    assert fr.reliability_bins(_ev([], figures={"fig2": bins}))[0].startswith("DFL's bin closest to the diagonal "
-                                                                             "in 1 of 1 bins")
-    q = pd.DataFrame({"method": ["cross_entropy"] * 3 + ["flsd53"] * 3 + ["dual_focal"] * 3,
-                      "q_j": [0.0, 0.05, 0.1, 0.3, 0.35, 0.4, 0.0, 0.2, 0.6]})
-    assert fr.qj_spread(_ev([], figures={"fig4c": q}))[1] is True
+SOTA = "DFL achieves state-of-the-art ECE in most cases, especially before temperature scaling"
+ALL_T = "All optimal temperatures of DFL are 1: DFL trains innately calibrated models"
+ONLY_T = "DFL is the only method that achieves innately calibrated models (optimal T = 1)"
+TABLE4 = "With other dual logits DFL still outperforms focal loss consistently across metrics"
+GAMMA = "Gamma = 5, chosen by cross-validation, gives DFL its best calibration"
+ADAECE = ("DFL's AdaECE is competitive with the best in almost all cases, only 0.1 from focal loss on "
+          "Tiny-ImageNet")
 
 
-def test_table4_rule_reads_each_reading():
-    fl = [("table4", "ours: cifar10, tiny_cnn", k, False, name, 2.0, math.nan, exp.FL_ROW)
-          for name in exp.READINGS.values() for k in ("ece", "adaece")]
-    other = exp.OTHER + "+2nd largest logit ranked after q_gt"
-    cells = fl + [("table4", "ours: cifar10, tiny_cnn", k, False, "dual_focal", 1.0, math.nan, other)
-                  for k in ("ece", "adaece")] + [("table4", "ours: cifar10, tiny_cnn", k, False, "dual_focal_code",
-                                                 3.0, math.nan, other) for k in ("ece", "adaece")]
-    out = ru.other_logits_beat_fl(_ev(cells))[1]
-    assert out.verdict == "depends on reading" and "label reading: holds" in out.note
-    assert "code reading: fails" in out.note
+def _table1(dfl_pre, dfl_post, T=None):
+    """One row of Table 1: DFL's pre- and post-T ECE against the six others at 3.0 and 1.0."""
+    cells = {(m, "ece", "none", ""): 3.0 for m in cl.SEVEN}
+    cells.update({(m, "ece", "ts", ""): 1.0 for m in cl.SEVEN})
+    cells.update({("dual_focal", "ece", "none", ""): dfl_pre, ("dual_focal", "ece", "ts", ""): dfl_post})
+    cells.update({(m, "T", "ts", ""): (T or {}).get(m, 1.5) for m in cl.SEVEN})
+    return cells
 
 
-# ----------------------------------------------------------------------------- rules on the paper's tables
-PAPER_VERDICTS = {
-    # read off the printed tables by hand (see the comments for the deciding numbers)
-    "Focal loss can lead to under-confident predictions": "depends on reading",    # T 0.9 once in ten rows
-    "DFL achieves state-of-the-art ECE in most cases, especially before temperature scaling": "holds",  # 10/10
-    "All optimal temperatures of DFL are 1: DFL trains innately calibrated models": "holds",
-    "ResNet-50 is the best calibrated of the four networks on CIFAR-10 and CIFAR-100": "depends on reading",
-    "Inverse focal loss performs the worst of the methods, with an even higher ECE than cross-entropy":
-        "depends on reading",                                                       # worst 3/10, above CE 6/10
-    "Inverse focal loss gives the best post-T ECE in only one case, ResNet-110 on CIFAR-10": "holds",
-    "DFL is the only method that achieves innately calibrated models (optimal T = 1)": "fails",  # LS, R110: T 1.0
-    "DFL improves the classification accuracy over focal loss in almost all cases": "fails",      # 7 of 10
-    "On CIFAR-100 DFL calibrates without a trade-off in accuracy against cross-entropy on every network": "holds",
-    "DFL and AdaFocal are evenly matched": "holds",                                               # 4 of 8
-    "AdaDualFocal improves consistently on both AdaFocal and DFL": "fails",                       # 1.8 > 1.79
-    "With other dual logits DFL still outperforms focal loss consistently across metrics": "holds",
-    "DFL achieves a better NLL on the more complex data sets CIFAR-100 and Tiny-ImageNet": "fails",  # WRN, DN
-    "DFL achieves state-of-the-art MCE in most cases, particularly before temperature scaling": "fails",  # 3 of 9
-    "DFL achieves competitive OOD-detection AUROC in most cases": "holds",                        # ranks 4, 2, 1
-    "DFL improves consistently on the other methods in RBS": "holds",                             # 8 of 8
-    "Gamma = 5, chosen by cross-validation, gives DFL its best calibration": "holds",
-    "After the first warm-up epochs, DFL's test ECE stays below cross-entropy's and focal loss's": "not tested",
-}
+def test_the_claims_on_constructed_numbers():
+    good = _decide(_exact(_table1(0.5, 0.9, {"dual_focal": 1.0})), [SOTA, ALL_T, ONLY_T])
+    assert good.verdict.tolist() == ["holds"] * 3
+    lead_post = _decide(_exact(_table1(2.9, 0.1)), [SOTA])       # a larger lead after TS: not "especially pre"
+    assert lead_post.verdict.tolist() == ["fails"]
+    two_ones = _decide(_exact(_table1(0.5, 0.9, {"dual_focal": 1.0, "ls005": 1.0})), [ALL_T, ONLY_T])
+    assert two_ones.verdict.tolist() == ["holds", "fails"]
+    t_near = _decide(_exact(_table1(0.5, 0.9, {"dual_focal": 1.1})), [ALL_T])   # 1.1 is not the grid value 1.0
+    assert t_near.verdict.tolist() == ["fails"]
 
 
-def test_rules_on_the_papers_own_tables():
-    paper = ev.paper_evidence()
-    got = {c.text: c.rule(paper) for c in cl.rules()}
-    assert len(got) == 36
-    for text, verdict in PAPER_VERDICTS.items():
-        assert rp.claims.as_outcome(got[text][1]).verdict == verdict, (text, got[text])
-    assert "3 of 9 rows" in got["DFL achieves state-of-the-art MCE in most cases, particularly before temperature "
-                                "scaling"][0]
+def test_a_claim_the_side_cannot_test_says_why():
+    f = _decide(_exact(_table1(0.5, 0.9)))
+    assert f.loc[GAMMA, "verdict"] == "not tested" and "(gamma=5)" in f.loc[GAMMA, "note"]
+    figure = f.loc["DFL retains the best calibration over almost all bins of the reliability diagram"]
+    assert figure.verdict == "not tested" and "no number" not in figure.note
+    absent = {q.key: "Figure 2 prints no numbers" for q in cl.named() if q.key.startswith("fig2|")}
+    figure = _decide(_exact(_table1(0.5, 0.9), absent=absent)).loc[figure.name]
+    assert figure.verdict == "not tested" and figure.note == "Figure 2 prints no numbers"
 
 
+def test_the_table4_claim_reads_each_reading_and_the_gamma_claim_reads_table13():
+    other = [s for s in exp.TABLE4_SETTINGS if s.startswith(exp.OTHER)]
+    cells = {}
+    for name, good in (("dual_focal", True), ("dual_focal_code", False)):
+        for k in ("ece", "adaece"):
+            cells[(name, k, "none", exp.FL_ROW)] = 2.0
+            cells.update({(name, k, "none", s): 1.0 if good else 3.0 for s in other})
+    row = _decide(_exact(cells), [TABLE4]).iloc[0]
+    assert row.verdict == "depends on reading"
+    assert "label reading: holds" in row.note and "code reading: fails" in row.note
+    label_only = {k: v for k, v in cells.items() if k[0] == "dual_focal"}
+    row = _decide(_exact(label_only, absent={"dual_focal_code": "printed once"}), [TABLE4]).iloc[0]
+    assert row.verdict == "holds" and "code reading: not tested (printed once)" in row.note
+    gam = {("dual_focal", k, p, f"gamma={g:g}"): (1.0 if g == 5 else 2.0) for g in exp.GAMMAS
+           for k, p in cl.TABLE12}
+    assert _decide(_exact(gam), [GAMMA]).verdict.tolist() == ["holds"]
+    gam[("dual_focal", "adaece", "none", "gamma=2")] = 0.5
+    assert _decide(_exact(gam), [GAMMA]).verdict.tolist() == ["fails"]
+
+
+def test_the_adaece_claim_needs_both_parts_and_its_gap_is_read_as_printed():
+    cells = {(m, "adaece", "none", ""): 1.0 for m in cl.SEVEN}
+    cells[("dual_focal", "adaece", "none", "")] = 1.1                  # 0.1 above the best, as printed
+    row = _decide(_exact(cells), [ADAECE]).iloc[0]
+    assert row.verdict == "fails" and "within 0.1 of the lowest" in row.result   # within, but not the lowest
+    cells[("dual_focal", "adaece", "none", "")] = 0.9
+    assert _decide(_exact(cells), [ADAECE]).verdict.tolist() == ["holds"]
+
+
+def test_every_run_is_each_seed_where_the_side_has_several_and_the_row_where_it_has_one():
+    from replicate.claims.evidence import Draws, Evidence, Row
+
+    class Seeds(Evidence):
+        def __init__(self, values, seeds=None):
+            super().__init__("test")
+            self.values, self.seeds = values, seeds
+
+        def rows(self):
+            return [Row("r", "cifar10")]
+
+        def draws(self, row, q):
+            v = self.values.get(q)
+            return f"no {q}" if v is None else Draws(v[0], None if v[1] is None else np.asarray(v[1]), "d")
+
+        def per_seed(self, row):
+            return self.seeds or "one run"
+
+    t = Cell("dual_focal", "T", "ts")
+    test = cl.EveryRun(rp.claims.tests.is_one(t))
+    mean_one = Seeds({t: (1.0, [1.0, 1.0])}, {1: Seeds({t: (0.9, [0.9, 0.9])}), 2: Seeds({t: (1.1, [1.1, 1.1])})})
+    assert test(mean_one, "r").verdict == "fails"           # the mean is 1, no run is
+    assert test(Seeds({t: (1.0, None)}), "r").verdict == "holds"
+
+
+# ----------------------------------------------------------------------------- the paper's side, counted here
+def _printed(table, metric=None, scaled=None, col="value"):
+    t = rp.paper_tables.get("tao2023", table)
+    if metric is not None:
+        t = t[t.metric == metric]
+    if scaled is not None:
+        t = t[t.temperature_scaled.astype(bool) == scaled]
+    return t.pivot_table(index=["dataset_key", "model_key", "setting"], columns="method", values=col, aggfunc="first")
+
+
+def _verdict(k, n, quantifier):
+    return "holds" if k >= rp.claims.wording.needed(quantifier, n) else "fails"
+
+
+@pytest.fixture(scope="module")
+def paper_frame():
+    f = claims_log(exp.PAPER, exp.CHAPTER, cl.definitions(), [rep.paper_side()], exp.SECTION, rep.names()).frame()
+    return f.set_index("claim")
+
+
+def test_the_papers_side_counts_every_printed_row(paper_frame):
+    seven = list(cl.SEVEN)
+    pre, post = _printed("table1", "ece", False)[seven], _printed("table1", "ece", True)[seven]
+    others = [m for m in seven if m != "dual_focal"]
+    lead_pre, lead_post = pre.dual_focal - pre[others].min(axis=1), post.dual_focal - post[others].min(axis=1)
+    k = int(((lead_pre < 0) & (lead_pre < lead_post)).sum())
+    assert paper_frame.loc[SOTA, "verdict"] == _verdict(k, len(pre), "most")
+    T = _printed("table1", "ece", True, "optimal_T").dual_focal
+    assert paper_frame.loc[ALL_T, "verdict"] == ("holds" if ((T - 1).abs() < 0.05).all() else "fails")
+    err = _printed("table2", "error")
+    k = int((err.dual_focal < err.flsd53).sum())
+    acc = "DFL improves the classification accuracy over focal loss in almost all cases"
+    assert (k, len(err)) == (7, 10) and paper_frame.loc[acc, "verdict"] == _verdict(k, len(err), "almost all")
+    assert paper_frame.loc[acc, "result"].count("DFL − FLSD-53") == len(err)
+    fl_T = _printed("table1", "ece", True, "optimal_T").flsd53
+    under = paper_frame.loc["Focal loss can lead to under-confident predictions"]
+    assert under.verdict == "depends on reading"
+    assert f"can happen: {_verdict(int((fl_T < 0.95).sum()), len(fl_T), 'any')}" in under.note
+    assert f"in most rows: {_verdict(int((fl_T < 0.95).sum()), len(fl_T), 'most')}" in under.note
+
+
+def test_the_papers_side_of_the_rows_compared_and_of_tables_3_9_13(paper_frame):
+    post = _printed("table1", "ece", True)[list(cl.SEVEN)]
+    lead = post.inverse_focal - post.drop(columns="inverse_focal").min(axis=1)
+    best = sorted(i[:2] for i in lead.index[lead <= 0])
+    once = "Inverse focal loss gives the best post-T ECE in only one case, ResNet-110 on CIFAR-10"
+    assert paper_frame.loc[once, "verdict"] == ("holds" if best == [("cifar10", "resnet110")] else "fails")
+    t3 = _printed("table3", "ece")
+    below = int((t3.dual_focal < t3.adafocal).sum())
+    even = "holds" if len(t3) / 4 <= below <= 3 * len(t3) / 4 else "fails"
+    assert paper_frame.loc["DFL and AdaFocal are evenly matched", "verdict"] == even
+    ada = (t3.adadual_focal < t3[["adafocal", "dual_focal"]].min(axis=1)).all()
+    assert paper_frame.loc["AdaDualFocal improves consistently on both AdaFocal and DFL", "verdict"] == \
+        ("holds" if ada else "fails")
+    t9 = _printed("table9", "auroc", False)[list(cl.SEVEN)].dropna(subset=["dual_focal"])
+    top = [r.dual_focal > np.sort(r.drop("dual_focal").to_numpy())[-3] for _, r in t9.iterrows()]
+    auroc = "DFL achieves competitive OOD-detection AUROC in most cases"
+    assert paper_frame.loc[auroc, "verdict"] == _verdict(sum(top), len(top), "most")
+    t13 = rp.paper_tables.get("tao2023", "table13")
+    lowest = all(t13[(t13.metric == k) & (t13.temperature_scaled.astype(bool) == (p == "ts"))]
+                 .set_index("setting").value.idxmin() == "gamma=5" for k, p in cl.TABLE12)
+    assert paper_frame.loc[GAMMA, "verdict"] == ("holds" if lowest else "fails")
+
+
+def test_the_figure_claims_are_not_tested_on_the_paper_and_every_claim_has_a_row(paper_frame):
+    figures = paper_frame[paper_frame["where"].str.contains("Fig. 2|Fig. 4", regex=True)]
+    assert len(figures) == 6 and (figures.verdict == "not tested").all()
+    assert figures.note.str.contains("prints no numbers").all()
+    assert len(paper_frame) == 36 and paper_frame.index.is_unique
+
+
+# ----------------------------------------------------------------------------- our side's evidence
+def _fake(seed, key, shift=0.0):
+    rng = np.random.default_rng(seed)
+    z, y = rng.normal(size=(400, 10)) * 2 + shift, rng.integers(0, 10, 400)
+    return FakeRun(z, y, key=key, val=(rng.normal(size=(300, 10)) * 2, rng.integers(0, 10, 300)))
+
+
+def test_our_side_computes_a_run_set_once_under_every_setting_and_says_why_a_cell_is_absent():
+    from replicate.noise import RowRuns
+
+    a, b = _fake(1, "a"), _fake(2, "b")
+    runs = {("dual_focal", "", 1): a, ("flsd53", "", 1): b, ("dual_focal", cl.T12, 1): a,
+            ("dual_focal", exp.FL_ROW, 1): b}
+    ours = rep.Ours([RowRuns("r", "cifar10", "m", runs)], "test", rep.names(), {"kde_xe": "not implemented"},
+                    n_boot=50)
+    c = Cell("dual_focal")
+    assert ours.draws("r", Cell("dual_focal", setting=cl.T12)) is ours.draws("r", c)
+    assert ours.draws("r", Cell("dual_focal", setting=exp.FL_ROW)) is ours.draws("r", Cell("flsd53"))
+    rbs, brier = ours.draws("r", Cell("dual_focal", "rbs")), ours.draws("r", Cell("dual_focal", "brier"))
+    assert rbs.point == pytest.approx(rp.metrics.root_brier_score(a.z, a.y, is_probs=False))
+    np.testing.assert_allclose(rbs.reps, np.sqrt(brier.reps / 100))
+    assert ours.draws("r", Cell("kde_xe", setting=cl.T10)) == "not implemented"
+    assert ours.identical("r", Cell("dual_focal", setting=exp.FL_ROW), Cell("flsd53")) is None   # one run set
+
+
+def test_figure_numbers_are_means_over_the_seeds_with_the_noise_models_draws():
+    image = {(m, "", s): _fake(10 * i + s, f"{m}{s}", shift=i) for i, m in enumerate(exp.FIG2_METHODS)
+             for s in (1, 2)}
+    got = ev.figure_numbers(image, None, "r", "no history")
+    d = got["fig4b|dual_focal"]
+    want = np.mean([np.median(image[("dual_focal", "", s)].z.max(axis=1)) for s in (1, 2)])
+    assert d.point == pytest.approx(want) and len(d.reps) == rp.noise.N_BOOT_SLOW and "2 seeds" in d.noise
+    assert len(got["fig2|bin5|dual_focal"].reps) == rp.noise.N_BOOT and "fig4b|ls005" not in got
+    assert got["fig4a|below"] == "no history"
+    assert all(isinstance(got[f"fig2|bin{b}|dual_focal"], (str, rp.claims.evidence.Draws)) for b in range(15))
+
+
+# ----------------------------------------------------------------------------- the registry and the committed runs
 def test_registered_claims_from_an_empty_store_are_not_tested_with_reasons(tmp_path, monkeypatch):
     monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
     source = next(s for s in rp.claims.sources(kind="experiment") if s.chapter == "exp_dual_focal")
+    assert source.builder == "replicate.experiments.dual_focal.report:claims"
     f = rp.claims.build(source, "smoke").frame()
     ours, paper = f[f.evidence.str.startswith("ours")], f[f.evidence.str.startswith("paper")]
     assert len(ours) == len(paper) == 36 and (ours.verdict == "not tested").all() and ours.note.str.len().gt(0).all()
     assert (f.section == exp.SECTION).all() and {"holds", "fails"} <= set(paper.verdict)
 
 
-# ----------------------------------------------------------------------------- committed runs
 @pytest.fixture(scope="module")
 def cpu_chapter():
     """The chapter at the cpu profile from the committed store (text runs left out: they may
@@ -371,7 +515,7 @@ def cpu_chapter():
     runs = cmp.load_groups(p)
     if "image" not in runs or any(r.store != "results" for r in runs["image"].values()):
         pytest.skip("the chapter's cpu image runs are not in the committed store")
-    return rp.experiments.dual_focal.views.chapter(p, runs)
+    return vw.chapter(p, runs)
 
 
 def test_committed_cpu_runs_agree_with_their_records(cpu_chapter):
@@ -389,13 +533,14 @@ def test_every_glued_key_of_the_chapter_is_produced(cpu_chapter):
 
     import replicate.runner as runner
 
-    tab = rp.experiments.dual_focal.views
     text = runner.resolve_notebook("exp_dual_focal").read_text()
     # exercise solutions glue their own answers from their own code (issue #24): not the package's
     text = re.sub(r"```\{solution-start\}.*?```\{solution-end\}", "", text, flags=re.S)
     used = set(re.findall(r"\{glue:text\}`([^`]+)`", text))
-    log = cl.claims_log(cpu_chapter.plan, cpu_chapter.runs)
-    produced = {**tab.texts(cpu_chapter), **rp.comparison.chapter.verdict_counts(log.frame(), tab.VERDICT_SIDES)}
+    log = rep.decide(cpu_chapter.plan, None)                    # the glue keys do not depend on the verdicts
+    counts = rp.claims.verdict_counts(log.frame(), vw.VERDICT_SIDES, per_claim=True, rule_text=rp.noise.rule_text())
+    produced = {**vw.texts(cpu_chapter), **counts}
     assert used <= set(produced), used - set(produced)
     assert all(isinstance(v, str) and v for v in produced.values())
     assert produced["rbs_fit_brier"] == produced["rbs_cells"] == "48"
+    assert "identical test logits" in produced["identical_runs"]

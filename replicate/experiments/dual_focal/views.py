@@ -1,6 +1,6 @@
-"""What the Dual Focal Loss chapter shows: each of the paper's tables with ours beside it,
-the figures, and the texts glued into its prose, built from one :class:`Chapter` (the plan,
-its runs and both sides' :class:`~replicate.experiments.dual_focal.evidence.Evidence`).
+"""What the Dual Focal Loss chapter shows: each of the paper's tables with ours beside it, the
+figures, and the texts glued into its prose, read from one :class:`Chapter` (the plan, its
+runs and their :mod:`.report`). Nothing here trains or decides a claim.
 
 Every table's caption says where its numbers come from: the paper's table and row, and our
 profile, data, network, schedule and seeds (:func:`replicate.comparison.describe_runs`).
@@ -14,26 +14,56 @@ import pandas as pd
 
 from ... import comparison as cmp
 from ...comparison import layouts as lay
-from . import evidence as ev
 from . import plan as exp
+from . import report as rep
 
 #: Tables 1, 2 and 5-8: our metric -> the paper's table
 MAIN = {"ece": "table1", "error": "table2", "adaece": "table5", "classwise_ece": "table6", "mce": "table7",
         "nll": "table8"}
 TABLE12_CELLS = [("ece", False, "ECE"), ("ece", True, "ECE(T)"), ("adaece", False, "AdaECE"),
                  ("classwise_ece", False, "classwise ECE")]
-#: The sides of the verdict prose (:func:`replicate.comparison.chapter.verdict_counts`).
+#: The sides of the verdict prose (:func:`replicate.claims.verdict_counts`).
 VERDICT_SIDES = {"ours": "ours", "paper": "paper"}
+#: What the chapter cannot replicate offline, the paper's tables it concerns, and why.
+NOT_REPLICATED = (
+    ("CIFAR-100 rows", "Tables 1-3, 5-8, 11", "CIFAR-100 is not in the offline data directory; dataset='cifar100' "
+     "runs the chapter on it once its files are there (replicate.data loads them)"),
+    ("Tiny-ImageNet row", "Tables 1, 2, 5-8", "Tiny-ImageNet is not in the offline data directory; "
+     "dataset='tiny_imagenet' runs the chapter on it once its files are there"),
+    ("SVHN as OOD set", "Table 9", "SVHN is not in the offline data directory; runs record SVHN logits "
+     "automatically when its files are present at training time"),
+    ("the paper's four networks at cpu", "Tables 1-13", "the cpu profile trains tiny_cnn on 3,000 images for 20 "
+     "epochs; the gpu and paper profiles (model=resnet50, resnet110, wide_resnet26_10, densenet121) plan the "
+     "papers' networks and schedules"),
+    ("KDE-XE comparison", "Table 10", "KDE-XE (Popordanoska et al. 2022) and its training setting (ResNet-110sd, "
+     "DenseNet-40) are not implemented here"),
+    ("GloVe embeddings for 20 Newsgroups", "Tables 1, 2", "GloVe is not available offline; the text network's "
+     "frozen embeddings are word2vec vectors trained on the training documents (GloVe is used when its file "
+     "glove.6B.100d.txt is in the data directory)"),
+)
+
+
+def paper_tables() -> pd.DataFrame:
+    """The paper's Tables 1-13 as printed, in long form."""
+    return lay.paper_long(exp.PAPER, rep.PAPER_TABLES)
 
 
 @dataclass
 class Chapter:
-    """The chapter's plan, its runs (``{group: {(key, seed): Run}}``) and both evidences."""
+    """The chapter's plan, its runs (``{group: {(key, seed): Run}}``) and their report."""
 
     plan: cmp.Plan
     runs: dict
-    ours: ev.Evidence
-    paper: ev.Evidence
+    report: object
+
+    @cached_property
+    def ours(self) -> dict:
+        """Our numbers (the report's ``evaluation``: ``tables``, ``raw``, ``missing``)."""
+        return self.report["evaluation"]
+
+    @cached_property
+    def paper(self) -> pd.DataFrame:
+        return paper_tables()
 
     @property
     def image(self) -> dict:
@@ -70,7 +100,8 @@ class Chapter:
     @property
     def mine(self) -> pd.DataFrame:
         """Our long-form numbers on the image data set (the text row left out)."""
-        return self.ours.tables[self.ours.tables.dataset_key == self.dataset]
+        t = self.ours["tables"]
+        return t[t.dataset_key == self.dataset]
 
     @cached_property
     def data_name(self) -> str:
@@ -88,11 +119,12 @@ class Chapter:
         return caption(profile=self.plan.profile, dataset=self.data_name, seed=self.plan.seeds[0], model=self.net)
 
 
-def chapter(p: cmp.Plan, runs: dict) -> Chapter:
-    """The :class:`Chapter` of plan ``p`` and its trained or loaded ``runs``."""
+def chapter(p: cmp.Plan, runs: dict, report=None) -> Chapter:
+    """The :class:`Chapter` of plan ``p``, its trained or loaded ``runs`` and their report
+    (:func:`.report.report` when not given)."""
     if "image" not in runs:
         raise ValueError("runs must hold the image group (train the plan first)")
-    return Chapter(p, runs, ev.our_evidence(p, runs), ev.paper_evidence())
+    return Chapter(p, runs, report if report is not None else rep.report(p, runs))
 
 
 def styled(frame: pd.DataFrame, caption: str, hide_index: bool = False):
@@ -115,9 +147,23 @@ def methods(p: cmp.Plan):
     return cmp.methods_frame(p.methods["image"], "image", r["dataset"], r["model"]).style.hide(axis="index")
 
 
+def run_costs(runs: dict) -> pd.DataFrame:
+    """What each run cost when it was trained: ``group, method, seed, key, store, seconds``
+    (the record's wall time: data, training and evaluation) of ``{group: {(key, seed): Run}}``;
+    a run shared by two groups is listed under the first."""
+    rows, seen = [], set()
+    for g, group in runs.items():
+        for (k, s), r in group.items():
+            if r.key not in seen:
+                seen.add(r.key)
+                rows.append({"group": g, "method": k, "seed": s, "key": r.key, "store": r.store,
+                             "seconds": r.wall_time})
+    return pd.DataFrame(rows, columns=["group", "method", "seed", "key", "store", "seconds"])
+
+
 def costs(c: Chapter):
     """Wall time of the distinct runs per group, as recorded when each was trained."""
-    per = ev.run_costs(c.runs).groupby("group", sort=False).seconds.agg(["count", "sum", "median"])
+    per = run_costs(c.runs).groupby("group", sort=False).seconds.agg(["count", "sum", "median"])
     return styled(per.round(1), f"wall time (s) of the distinct runs per group, recorded when each was trained; "
                                 f"profile {c.plan.profile}, seeds {', '.join(map(str, c.plan.seeds))}")
 
@@ -127,19 +173,37 @@ def notes(tables, rows=None):
     return lay.table_notes(exp.PAPER, tables, rows=rows).style.hide(axis="index")
 
 
+def not_replicated() -> pd.DataFrame:
+    """:data:`NOT_REPLICATED` as a table."""
+    return pd.DataFrame(NOT_REPLICATED, columns=["what", "paper tables", "why"])
+
+
+def identical_runs(c: Chapter) -> str:
+    """Which of the chapter's variants are the same model (identical test logits) at its
+    profile: the sentence the prose glues (the report's ``identical`` section)."""
+    got = c.report["identical"]
+    if not got["groups"]:
+        return (f"no two of the {got['n_runs']} distinct runs of this chapter at profile {c.plan.profile} have "
+                f"identical test logits: every variant is its own model")
+    name = {**{m.key: m.short for g in c.plan.methods.values() for m in g}}
+    parts = ["; ".join(f"{name.get(k, k)} ({g}, seed {s})" for g, k, s in group) for group in got["groups"]]
+    return (f"at profile {c.plan.profile}, {len(parts)} set{'s' if len(parts) > 1 else ''} of the "
+            f"{got['n_runs']} distinct runs have identical test logits and are one model each: "
+            + " | ".join(parts))
+
+
 # ----------------------------------------------------------------------------- the tables
 def main_tables(c: Chapter, group: str = "image") -> list:
     """Tables 1, 2, 5-8 (only 1 and 2 for the text group): ours beside the paper's row,
     every post-T number at the temperature chosen by validation ECE; each of our cells
-    carries its 95 % interval on hover (the t interval over the seeds, or a bootstrap over
-    the test examples with one seed: :func:`replicate.comparison.noise.cell_intervals`)."""
+    carries its 95 % interval on hover (the noise model, the report's ``intervals``)."""
     if group not in c.runs:
         return []
     ref = c.plan.references[next(iter(c.runs[group].values())).resolved["dataset"]]
     paper = cmp.paper_values(ref)
     keys = MAIN if group == "image" else {k: MAIN[k] for k in ("ece", "error")}
-    iv = cmp.noise.cell_intervals(c.runs[group], c.ours.raw[group], list(keys))
-    return [cmp.styled_table(c.ours.raw[group], paper, m, c.plan.methods[group], ref, c.source(group),
+    iv = c.report["intervals"][group]
+    return [cmp.styled_table(c.ours["raw"][group], paper, m, c.plan.methods[group], ref, c.source(group),
                              intervals=iv[m], selected_by="ece") for m in keys]
 
 
@@ -149,13 +213,13 @@ def table3(c: Chapter):
     if "table3" not in c.runs:
         return None
     keys = {exp.TABLE3_RENAME.get(m.key, m.key): m.label for m in c.plan.methods["table3"]}
-    t = lay.methods_side_by_side(c.mine, c.paper.tables, "table3", ["ece"], keys, "CIFAR-10, Resnet50")
+    t = lay.methods_side_by_side(c.mine, c.paper, "table3", ["ece"], keys, "CIFAR-10, Resnet50")
     return styled(t, f"ECE (%) pre T; paper: Table 3, CIFAR-10 ResNet-50; {c.source('table3')}")
 
 
 def printed_table3(c: Chapter) -> pd.DataFrame:
     """Table 3 as printed (rows as labelled; see its notes for the swapped labels)."""
-    return lay.pivot(c.paper.tables, "table3", "ece")
+    return lay.pivot(c.paper, "table3", "ece")
 
 
 def dual_logit_rows():
@@ -170,8 +234,8 @@ def table4(c: Chapter):
     if "dual_logit" not in c.runs:
         return None
     cols = {"dual_focal": "ours, label", "dual_focal_code": "ours, code"}
-    t = lay.settings_side_by_side(c.mine, c.paper.tables, "table4", ["ece", "adaece"], exp.TABLE4_SETTINGS,
-                                  cols, "dual_focal")
+    t = lay.settings_side_by_side(c.mine, c.paper, "table4", ["ece", "adaece"], exp.TABLE4_SETTINGS, cols,
+                                  "dual_focal")
     return styled(t, f"ECE and AdaECE (%) pre T; paper: Table 4, CIFAR-10 ResNet-50; {c.source('dual_logit')}")
 
 
@@ -179,8 +243,8 @@ def table9(c: Chapter) -> list:
     """Table 9, one table per OOD set: entropy AUROC pre and post T beside the paper's
     ResNet-50 row (ours: the runs that recorded that set, mean over their seeds)."""
     out = []
-    for setting in ev.OOD_SETTINGS.values():
-        t = lay.methods_side_by_side(c.mine, c.paper.tables, "table9", ["auroc", ("auroc", True)], c.labels,
+    for setting in rep.OOD_SETTINGS.values():
+        t = lay.methods_side_by_side(c.mine, c.paper, "table9", ["auroc", ("auroc", True)], c.labels,
                                      "CIFAR-10, ResNet-50", setting=setting)
         out.append(styled(t, f"AUROC (%), {setting}; paper: Table 9, ResNet-50; ours: the runs that recorded "
                              f"it, {c.source()}"))
@@ -192,7 +256,7 @@ def roc(c: Chapter, ood_set: str = "cifar10c_gaussian5"):
     from . import figures as fig
 
     s = c.plan.seeds[0]
-    frame = ev.roc_frame({m.short: c.image[(m.key, s)] for m in c.methods if (m.key, s) in c.image}, ood_set)
+    frame = fig.roc_frame({m.short: c.image[(m.key, s)] for m in c.methods if (m.key, s) in c.image}, ood_set)
     title = {"cifar10c_gaussian5": "CIFAR-10 test vs CIFAR-10-C Gaussian noise 5 (generated)",
              "svhn": "CIFAR-10 test vs SVHN test"}[ood_set]
     return fig.roc_figure(frame, title, c.caption()) if len(frame) else None
@@ -200,21 +264,39 @@ def roc(c: Chapter, ood_set: str = "cifar10c_gaussian5"):
 
 def table11(c: Chapter):
     """Table 11: RBS beside the paper's row (a score, 4 decimals, no temperature scaling)."""
-    t = lay.methods_side_by_side(c.mine, c.paper.tables, "table11", ["rbs"], c.labels, c.paper_row, digits=4)
+    t = lay.methods_side_by_side(c.mine, c.paper, "table11", ["rbs"], c.labels, c.paper_row, digits=4)
     return styled(t, f"RBS (root Brier score, plug-in estimator; not %); paper: Table 11, {c.paper_row}; "
                      f"{c.source()}")
+
+
+def rbs_bounds(paper: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Can Table 11's printed RBS values belong to the models of Table 2? Per (row, method)
+    with both numbers: the printed RBS, the printed error, the smallest RBS a model with
+    that error can have (:func:`replicate.metrics.root_brier_lower_bound`, ``sqrt(e / 2)``)
+    and the smallest Brier score (``e / 2``), and whether the printed value respects each."""
+    from ... import metrics
+
+    t = paper_tables() if paper is None else paper
+    rbs = t[(t.table == "table11") & (t.metric == "rbs")].set_index(["row", "method"])["mean"]
+    err = t[(t.table == "table2") & (t.metric == "error")].set_index(["row", "method"])["mean"]
+    both = rbs.to_frame("printed").join(err.to_frame("error_pct"), how="inner").dropna().reset_index()
+    both["rbs_at_least"] = [metrics.root_brier_lower_bound(e / 100) for e in both["error_pct"]]
+    both["brier_at_least"] = both["error_pct"] / 200
+    both["fits_rbs"] = both["printed"] >= both["rbs_at_least"]
+    both["fits_brier"] = both["printed"] >= both["brier_at_least"]
+    return both
 
 
 def rbs_check(c: Chapter) -> pd.DataFrame:
     """Table 11's printed values against the smallest RBS / Brier score of Table 2's error
     rates, counted per data set."""
-    b = ev.rbs_bounds(c.paper)
+    b = rbs_bounds(c.paper)
     return b.groupby(b.row.str.split(",").str[0])[["fits_rbs", "fits_brier"]].agg(["sum", "count"])
 
 
 def table12(c: Chapter):
     """Table 12: means ± standard errors over runs, the paper's and ours over our seeds."""
-    t = lay.spread_side_by_side(c.mine, c.paper.tables, "table12", TABLE12_CELLS, c.labels)
+    t = lay.spread_side_by_side(c.mine, c.paper, "table12", TABLE12_CELLS, c.labels)
     return styled(t, f"mean ± standard error (%); paper: Table 12, CIFAR-10 ResNet-50; {c.source()}")
 
 
@@ -223,7 +305,7 @@ def table13(c: Chapter):
     if "gamma" not in c.runs:
         return None
     settings = [f"gamma={g:g}" for g in exp.GAMMAS]
-    t = lay.settings_side_by_side(c.mine, c.paper.tables, "table13", ["accuracy", "ece", ("ece", True), "adaece",
+    t = lay.settings_side_by_side(c.mine, c.paper, "table13", ["accuracy", "ece", ("ece", True), "adaece",
                                   "classwise_ece"], settings, {"dual_focal": "ours"}, "dual_focal", digits=3)
     return styled(t, f"DFL at a fixed gamma (%); paper: Table 13, CIFAR-10 ResNet-50; {c.source('gamma')}")
 
@@ -239,20 +321,21 @@ def figure2(c: Chapter):
 
 
 def figure3(c: Chapter):
-    """Fig. 3: bars with 95 % t intervals over the seeds."""
+    """Fig. 3: bars of the means over the seeds with their 95 % intervals (noise model)."""
     from . import figures as fig
 
-    return fig.figure3(ev.interval_frame(c.ours.raw["image"]), c.labels, caption_text=c.source())
+    frame = fig.interval_frame(c.report["intervals"]["image"])
+    return fig.figure3(frame, c.labels, caption_text=c.source())
 
 
 def figure4(c: Chapter):
     """Fig. 4a-c (None without the per-epoch records of the history group)."""
     from . import figures as fig
 
-    f = c.ours.figures
+    f = c.report["figures"]
     if "fig4a" not in f:
         return None
-    named = {k: v.assign(method=v.method.map(c.labels)) for k, v in f.items()}
+    named = {k: v.assign(method=v.method.map(c.labels)) for k, v in f.items() if k != "fig2"}
     return fig.figure4(named["fig4a"], named["fig4b"], named["fig4c"], caption_text=c.caption())
 
 
@@ -261,10 +344,11 @@ def texts(c: Chapter) -> dict:
     """Every text the chapter's prose glues: ``{key: text}``."""
     from ...data.corruptions import noise_scale
 
-    cost = ev.run_costs(c.runs)
+    cost = run_costs(c.runs)
     out = {"n_runs": str(len(cost)), "train_minutes": f"{cost.seconds.sum() / 60:.1f}",
-           "run_seconds": f"{cost.seconds.median():.0f}", "noise_scale": f"{noise_scale(5):g}"}
-    summary, paper = cmp.summarise(c.ours.raw["image"]), cmp.paper_values(c.ref)
+           "run_seconds": f"{cost.seconds.median():.0f}", "noise_scale": f"{noise_scale(5):g}",
+           "identical_runs": identical_runs(c), "shown_seeds": ", ".join(map(str, c.plan.seeds))}
+    summary, paper = cmp.summarise(c.ours["raw"]["image"]), cmp.paper_values(c.ref)
     for key, name in (("cross_entropy", "ce"), ("flsd53", "fl"), ("dual_focal", "dfl")):
         for frame, who in ((summary, "ours"), (paper, "paper")):
             out[f"{who}_{name}_ece"] = cmp.quote(frame, key, "ece")
@@ -273,7 +357,7 @@ def texts(c: Chapter) -> dict:
     have = {s for r in c.image.values() for s in r.ood_sets}
     out["svhn_status"] = ("SVHN logits are recorded and evaluated below." if "svhn" in have else
                           "SVHN is not in the data directory: its rows stay the paper's alone.")
-    b = ev.rbs_bounds(c.paper)
+    b = rbs_bounds(c.paper)
     out.update(rbs_cells=str(len(b)), rbs_fit_root=str(int(b.fits_rbs.sum())),
                rbs_fit_brier=str(int(b.fits_brier.sum())))
     return out
