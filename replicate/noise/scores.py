@@ -13,12 +13,13 @@ of a weight matrix (:func:`replicate.noise.resampling.weights`):
 - the AUROC of the entropy (in-distribution test images against their out-of-distribution
   copies, resampled with the same indices) from one sort: each resample's weighted
   Mann-Whitney count is a cumulative sum of its weights in score order;
-- the equal-mass ECE (AdaECE) from one sort: each resample's equal-mass edges are read from
-  its cumulative weights in confidence order, its bin sums from cumulative weighted sums;
+- the equal-mass ECE (AdaECE) and Kumar et al.'s debiased error (15 and 30 equal-mass bins)
+  from one sort: each resample's equal-mass edges are read from its cumulative weights in
+  confidence order, its bin sums from cumulative weighted sums;
 - the smooth ECE (Blasiok & Nakkiran) from the weighted residuals splatted on relplot's grid,
   the Gaussian smoothing as one batch of FFTs and relplot's bisection on the bandwidth run
   for all resamples in step;
-- every other metric (debiased and sweep ECEs, smCE) is recomputed on each of the first
+- every other metric (the sweep ECEs, smCE) is recomputed on each of the first
   :data:`~replicate.noise.resampling.N_BOOT_SLOW` resamples, as the plain loop does.
 
 :func:`plain` is that plain loop for any metric: the tests check the vectorised path
@@ -37,10 +38,10 @@ from .. import metrics as _m
 from .resampling import N_BOOT_SLOW, indices, matmul
 
 N_BINS = 15
-#: Metrics computed for all resamples at once (AdaECE and the smooth ECE on the first
-#: :data:`~replicate.noise.resampling.N_BOOT_SLOW` of them: their bins move with the resample).
+#: Metrics computed for all resamples at once (the equal-mass ECEs and the smooth ECE on the
+#: first :data:`~replicate.noise.resampling.N_BOOT_SLOW` of them: their bins move with the resample).
 VECTORISED = ("ece", "mce", "classwise_ece", "error", "accuracy", "nll", "brier", "s99_fraction", "s99_accuracy",
-              "auroc", "adaece", "smece")
+              "auroc", "adaece", "debiased_ece", "debiased_ece_30", "smece")
 
 
 def _smce(p, y):
@@ -51,8 +52,6 @@ def _smce(p, y):
 
 #: metric -> fraction of (probs, labels) for the metrics recomputed per resample.
 SLOW = {
-    "debiased_ece": lambda p, y: _m.debiased_ece(p, y, validate=False),
-    "debiased_ece_30": lambda p, y: _m.debiased_ece(p, y, n_bins=30, validate=False),
     "sweep_ece": lambda p, y: _m.ece_sweep(p, y, validate=False),
     "sweep_ece_mass": lambda p, y: _m.ece_sweep(p, y, binning="mass", validate=False),
     "smce": _smce,
@@ -165,6 +164,8 @@ def replicated(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.n
         return np.array([100 * SLOW[metric](s.probs[i], s.labels[i]) for i in map(indices, w[:N_BOOT_SLOW])])
     if metric == "adaece":
         return _adaece(s, w[:N_BOOT_SLOW])
+    if metric in ("debiased_ece", "debiased_ece_30"):
+        return _debiased(s, w[:N_BOOT_SLOW], 30 if metric.endswith("_30") else N_BINS)
     if metric == "smece":
         return _smece(s, w[:N_BOOT_SLOW])
     total = w.sum(axis=1, dtype=np.float64)
@@ -209,6 +210,8 @@ def plain(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.ndarra
             v = SLOW[metric](p, y)
         elif metric in ("adaece", "smece"):
             v = (_m.adaptive_ece if metric == "adaece" else _m.smooth_ece)(p, y, validate=False)
+        elif metric in ("debiased_ece", "debiased_ece_30"):
+            v = _m.debiased_ece(p, y, n_bins=30 if metric.endswith("_30") else 15, validate=False)
         else:
             v = {"ece": lambda: _m.ece(p, y, validate=False), "mce": lambda: _m.mce(p, y, validate=False),
                  "classwise_ece": lambda: _m.classwise_ece(p, y, validate=False),
@@ -285,11 +288,12 @@ def _smece(s: Scored, w: np.ndarray) -> np.ndarray:
     return 100 * value(lo, every)
 
 
-def _adaece(s: Scored, w: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
-    """AdaECE (percent, :func:`replicate.metrics.adaptive_ece`) of ``s`` on every row of the
-    weights ``w`` at once: the examples sorted by confidence once, each resample's equal-mass
-    edges read from its cumulative weights, its bin sums from cumulative weighted sums. Equal
-    to :func:`plain` on the same rows, to rounding."""
+def _mass_sums(s: Scored, w: np.ndarray, n_bins: int = N_BINS):
+    """Each resample's equal-mass bins (:func:`replicate.binning.mass_edges` of its
+    confidences, with duplicates) as ``(count, sum of confidences, sum of hits)``, each
+    ``(B, n_bins)``, for every row of the weights ``w`` at once: the examples sorted by
+    confidence once, each resample's edges read from its cumulative weights, its bin sums
+    from cumulative weighted sums."""
     conf, hit = s.top()
     o = np.argsort(conf, kind="stable")
     srt, w = conf[o], np.asarray(w, dtype=np.float64)[:, o]
@@ -304,7 +308,25 @@ def _adaece(s: Scored, w: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
     inner = (at(cut - 1) + at(cut)) / 2.0                                   # (b, n_bins - 1)
     q = np.stack([np.searchsorted(srt, e, "right") for e in inner])         # bin starts in sorted order
     pad = lambda x: np.concatenate([np.zeros((b, 1)), np.cumsum(x, axis=1)], axis=1)  # noqa: E731
-    cc, hh = pad(w * srt), pad(w * hit[o])
     bounds = np.concatenate([np.zeros((b, 1), dtype=np.intp), q, np.full((b, 1), n)], axis=1)
-    gap = np.diff(np.take_along_axis(hh, bounds, 1) - np.take_along_axis(cc, bounds, 1), axis=1)
-    return 100 * np.abs(gap).sum(axis=1) / cw[:, -1]
+    return tuple(np.diff(np.take_along_axis(pad(x), bounds, 1), axis=1) for x in (w, w * srt, w * hit[o]))
+
+
+def _adaece(s: Scored, w: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
+    """AdaECE (percent, :func:`replicate.metrics.adaptive_ece`) of ``s`` on every row of the
+    weights ``w`` at once (:func:`_mass_sums`). Equal to :func:`plain` on the same rows, to
+    rounding."""
+    count, sc, sh = _mass_sums(s, w, n_bins)
+    return 100 * np.abs(sh - sc).sum(axis=1) / count.sum(axis=1)
+
+
+def _debiased(s: Scored, w: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
+    """The debiased L2 calibration error of Kumar et al. (percent,
+    :func:`replicate.metrics.debiased_ece`, equal-mass bins) on every row of ``w`` at once
+    (:func:`_mass_sums`; bins with fewer than two examples count 0). Equal to :func:`plain`
+    on the same rows, to rounding."""
+    count, sc, sh = _mass_sums(s, w, n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a, cf = sh / count, sc / count
+        term = np.where(count >= 2, count * ((a - cf) ** 2 - a * (1 - a) / (count - 1)), 0.0)
+    return 100 * np.sqrt(np.maximum(term.sum(axis=1) / count.sum(axis=1), 0.0))
