@@ -219,3 +219,16 @@ def test_quantifiers_are_defined_once():
     assert wording.needed(9 / 11, 11) == 9 and wording.needed("any", 7) == 1
     assert wording.quantifier_text(9 / 11, "rows", 11) == "at least 9/11 of the 11 rows"
     assert d.decide_within(0.9, 1.1000000000000003, 0.9, 1.1, "x").verdict == "holds"
+
+
+def test_over_selects_networks_and_ordinals_read_right():
+    from replicate.claims.tests import _ordinal
+
+    rows = [Row("a", "cifar10", "resnet50"), Row("b", "cifar10", "resnet110")]
+    ev = Drawn({("a", A): (1.0, None), ("a", B): (2.0, None), ("b", A): (3.0, None), ("b", B): (2.0, None)}, rows)
+    assert decide_over(Difference(A, B, "<"), ev, Over("every", models=("resnet50",))).verdict == "holds"
+    assert "with resnet50" in Over(models=("resnet50",)).how()
+    assert [_ordinal(k) for k in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == \
+        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"]
+    r = Lowest(A, [B, C])(Drawn({("r", B): (1.0, None)}), "r")
+    assert r.verdict == "not tested" and "no Cell(method='a'" in r.outcome.note

@@ -26,27 +26,32 @@ from .vocabulary import BEYOND_THE_PAPER, INCONCLUSIVE, NOT_TESTED, beyond, read
 class Over:
     """The rows of a side a claim covers and how many must hold: ``quantifier`` (``"every"``,
     ``"most"``, ``"almost all"``, ``"any"`` or a share such as ``9 / 11``); the rows of the
-    data sets ``datasets`` only (empty: every row); ``readings`` (``(("every row",
-    "every"), ("most rows", "most"))``) reads the sentence with several quantifiers."""
+    data sets ``datasets`` and networks ``models`` only (empty: every row); ``readings``
+    (``(("every row", "every"), ("most rows", "most"))``) reads the sentence with several
+    quantifiers."""
 
     quantifier: object = "every"
     datasets: tuple = ()
     readings: tuple = ()
+    models: tuple = ()
 
     def __post_init__(self):
         wording.needed(self.quantifier, 1)
         for name, q in self.readings:
             wording.needed(q, 1)
-        if isinstance(self.datasets, str):
-            raise ValueError("datasets must be a tuple of data set keys, not a string")
+        for name in ("datasets", "models"):
+            if isinstance(getattr(self, name), str):
+                raise ValueError(f"{name} must be a tuple of keys, not a string")
         if len(self.readings) == 1:
             raise ValueError("readings needs at least two (name, quantifier) pairs")
 
     def select(self, rows) -> list[Row]:
-        return [r for r in rows if not self.datasets or r.dataset in self.datasets]
+        return [r for r in rows if (not self.datasets or r.dataset in self.datasets)
+                and (not self.models or r.model in self.models)]
 
     def how(self) -> str:
-        where = f" of {', '.join(self.datasets)}" if self.datasets else ""
+        where = (f" of {', '.join(self.datasets)}" if self.datasets else "") + \
+            (f" with {', '.join(self.models)}" if self.models else "")
         if self.readings:
             return "; ".join(f"read as {name}: in {wording.quantifier_text(q, 'rows' + where)}"
                              for name, q in self.readings)
@@ -62,7 +67,8 @@ def decide_over(test: Test, ev: Evidence, over: Over) -> Resolution:
     :func:`tally` with the claim's quantifier (each reading's, with ``readings``)."""
     rows = over.select(ev.rows())
     if not rows:
-        where = f" of {', '.join(over.datasets)}" if over.datasets else ""
+        where = (f" of {', '.join(over.datasets)}" if over.datasets else "") + \
+            (f" with {', '.join(over.models)}" if over.models else "")
         return not_tested(f"this side has no row{where}")
     got = {r.name: test(ev, r.name) for r in rows}
     live = {n: r for n, r in got.items() if r.verdict != NOT_TESTED}

@@ -51,8 +51,9 @@ def _fmt(x: float, digits: int = 2) -> str:
     return "–" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
 
 
-def _numbers(est: float, low: float, high: float, exact: bool) -> str:
-    return _fmt(est) if exact else f"{_fmt(est)} [{_fmt(low)}, {_fmt(high)}]"
+def _numbers(est: float, low: float, high: float, exact: bool, digits: int = 2) -> str:
+    f = lambda x: _fmt(x, digits)  # noqa: E731
+    return f(est) if exact else f"{f(est)} [{f(low)}, {f(high)}]"
 
 
 def _union(parts) -> tuple:
@@ -143,7 +144,7 @@ class Statistic(Test):
             return not_tested(f"{self.statement(ev.names)} is not a number here", used)
         needs = needs_text(point, reps, self.threshold)
         outcome = decide(low, high, self.op, self.threshold, needs)
-        text = f"{self.statement(ev.names)} = {_numbers(point, low, high, reps is None)}"
+        text = f"{self.statement(ev.names)} = {_numbers(point, low, high, reps is None, self.digits)}"
         return Resolution(outcome, point, low, high, text, noise, needs if outcome.verdict == INCONCLUSIVE else "",
                           used)
 
@@ -163,6 +164,12 @@ class Difference(Statistic):
             head = head.split(" ", 1)[1] if " " in head else head
             return f"{head}: {names.method(self.a.method)} − {names.method(self.b.method)}"
         return f"{self.a.label(names)} − {self.b.label(names)}"
+
+
+def _ordinal(k: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st, ..."""
+    tail = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{tail}"
 
 
 def _kth(stack: np.ndarray, k: int, largest: bool) -> np.ndarray:
@@ -193,9 +200,13 @@ class Lowest(Statistic):
         return (*super().key(), self.top)
 
     def run(self, ev, row: str) -> Resolution:
+        own = ev.draws(row, self.q)
+        if isinstance(own, str):
+            return not_tested(own)
         here = [r for r in self.rivals if not isinstance(ev.draws(row, r), str)]
-        if isinstance(ev.draws(row, self.q), str) or not here:
-            return not_tested(f"{self.q.label(ev.names)} or every rival has no number in {row}")
+        if not here:
+            reasons = dict.fromkeys(ev.draws(row, r) for r in self.rivals)
+            return not_tested("no rival has a number: " + "; ".join(reasons))
         if len(here) < len(self.rivals):
             sub = type(self)(self.q, here, min(self.top, len(here)))
             return sub.run(ev, row)
@@ -203,7 +214,7 @@ class Lowest(Statistic):
 
     def statement(self, names: Names) -> str:
         best = "max" if self.largest else "min"
-        best = best if self.top == 1 else f"{self.top}th {'largest' if self.largest else 'smallest'}"
+        best = best if self.top == 1 else f"{_ordinal(self.top)} {'largest' if self.largest else 'smallest'}"
         q, rivals = self.q, self.rivals
         if isinstance(q, Cell) and all(isinstance(r, Cell) and (r.metric, r.post, r.setting) ==
                                        (q.metric, q.post, q.setting) for r in rivals):
