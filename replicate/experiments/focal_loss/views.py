@@ -155,3 +155,34 @@ def grid_difference(ours: pd.DataFrame, other: pd.DataFrame, labels: dict | None
             "method": (labels or {}).get(worst["method"], worst["method"]), "seed": int(worst["seed"]),
             "ece": float(worst["value"]), "T": float(worst["T"]), "ece_other": float(worst["value_other"]),
             "T_other": float(worst["T_other"]), "difference": float(worst["difference"])}
+
+
+def noise_example(profile: str):
+    """The book's worked example of the noise model (the claims ledger quotes it): the claim
+    "FLSD-53 has a lower test ECE than cross-entropy" on this chapter's CIFAR-10 runs of
+    ``profile``, every stored seed, step by step (:func:`replicate.noise.example.walkthrough`),
+    with ``row`` (the row's name); None when the runs are not in the store."""
+    from ...claims.evidence import Cell
+    from ...comparison import report as rpt
+    from ...noise.example import walkthrough
+    from .plan import plan
+
+    p = plan(profile, device="cpu")
+    runs = cmp.load(p, "image")
+    if runs is None:
+        return None
+    ev = rpt.runs_evidence(p, runs, ("image",))
+    row = ev.rows()[0].name
+    return {**walkthrough(ev, row, Cell("flsd53"), Cell("cross_entropy")), "row": row}
+
+
+def noise_example_texts(example: dict | None) -> dict:
+    """The glue texts of :func:`noise_example` (``ex_point``, ``ex_low``, ``ex_high``,
+    ``ex_n_boot``, ``ex_n_test``, ``ex_verdict``, ``ex_row``); each says it is not available
+    when the runs are not in the store."""
+    keys = ("point", "low", "high", "n_boot", "n_test", "verdict", "row")
+    if example is None:
+        return {f"ex_{k}": "not available (the chapter's runs are not in the store)" for k in keys}
+    out = {f"ex_{k}": f"{example[k]:.2f}" for k in ("point", "low", "high")}
+    out.update({f"ex_{k}": f"{example[k]:,}" for k in ("n_boot", "n_test")})
+    return {**out, "ex_verdict": example["verdict"], "ex_row": example["row"]}
