@@ -283,8 +283,8 @@ def test_our_side_reads_the_chapters_own_calibrations_and_counts_twins_once():
     assert first.result.count("AdaFocal (authors' code):") == 1 and first.noise != "–"
     assert set(log.verdict) <= {"holds", "fails", "inconclusive", "depends on reading", "not tested"}
     assert log.verdict.iloc[1] == "holds"                                  # the intended map keeps the argmax
-    assert fts_tables.same_models(runs, "toy").startswith("at the toy profile AdaFocal (authors' code) and "
-                                                          "AdaFocal (Eq. 4) (seeds 1, 2) have identical")
+    assert fts_tables.same_models(runs, "toy") == ("at the toy profile AdaFocal (authors' code) and "
+                                                   "AdaFocal (Eq. 4) (seeds 1, 2) have identical test logits")
     ivs = fts_report.intervals(ev, cmp.resolve_methods(["fl1"]))
     nll = long[(long.method == "fl1") & (long.posthoc == "ts") & (long["select"] == "nll") & (long.metric == "nll")]
     iv = ivs[("fl1", "ts", "nll")]

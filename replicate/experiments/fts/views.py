@@ -195,7 +195,7 @@ def table_tips(table: pd.DataFrame, intervals: dict, methods, metrics=("accuracy
 def same_models(runs: dict, profile: str) -> str:
     """Which variants are one model at ``profile``: the methods of ``runs`` (``{(method,
     seed): Run}``) whose test logits are identical at every seed (the noise model's
-    fingerprint), as a sentence; every claim counts such a model once."""
+    fingerprint), as a sentence (every claim counts such a model once: :class:`.claims.Models`)."""
     from ...noise import fingerprint
     from .claims import names
 
@@ -214,8 +214,7 @@ def same_models(runs: dict, profile: str) -> str:
                           f"{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))})")
     if not groups:
         return f"at the {profile} profile no two variants have identical test logits"
-    return (f"at the {profile} profile {'; '.join(groups)} have identical test logits: one model, which every "
-            f"claim counts once")
+    return f"at the {profile} profile {'; '.join(groups)} have identical test logits"
 
 
 # ----------------------------------------------------------------------------- the authors' link
