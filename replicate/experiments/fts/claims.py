@@ -65,12 +65,12 @@ def cell(method: str, metric: str, post: str, by: str) -> Cell:
 def names():
     """The display names of the chapter's claims: the book's (:func:`replicate.comparison.report.names`),
     the two AdaFocal rules by their full labels, and the metrics as the paper names them
-    (its "ECE" is equal-mass, its "log-loss" the NLL)."""
+    (its "ECE" is equal-mass, its "log-loss" the NLL, in the book's unit: nats x100)."""
     from ...comparison.report import names as book_names
 
     n = book_names()
     n.methods.update({"adafocal_code": "AdaFocal (authors' code)", "adafocal_paper": "AdaFocal (Eq. 4)"})
-    n.metrics.update({"adaece": "equal-mass ECE", "nll": "log-loss"})
+    n.metrics.update({"adaece": "equal-mass ECE", "nll": "log-loss (x100)"})
     return n
 
 

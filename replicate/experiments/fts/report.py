@@ -55,7 +55,8 @@ TABLE_SELECT = {"accuracy": "adaece", "nll": "nll", "adaece": "adaece"}
 def paper_side() -> Exact:
     """Table 1, all three data sets, as evidence without noise: each cell under its post-hoc
     method and selection (setting ``by log-loss`` / ``by ECE``; the accuracy, printed once per
-    method, under both), the printed TS temperatures as the ``T`` quantities of
+    method, under both; the log-loss, printed in nats, in the book's unit, nats x100, as the
+    noise model scores ours), the printed TS temperatures as the ``T`` quantities of
     :func:`.claims.temperature`, and why Fig. 8 and the other selection's cells are absent."""
     from ...comparison.layouts import paper_long, paper_rows
 
@@ -65,7 +66,8 @@ def paper_side() -> Exact:
     for r in long.itertuples(index=False):
         s = dict(kv.split("=") for kv in r.setting.split(","))
         for by in ([s["select"]] if "select" in s else list(BY)):
-            rows.append((r.row, r.dataset_key, r.model_key, r.method, r.metric, s["posthoc"], BY[by], float(r.mean)))
+            rows.append((r.row, r.dataset_key, r.model_key, r.method, r.metric, s["posthoc"], BY[by],
+                         float(r.mean) * (100 if r.metric == "nll" else 1)))
         if s["posthoc"] == "ts" and s.get("select") == r.metric and math.isfinite(r.T):
             named[(r.row, temperature(r.method, r.metric).key)] = float(r.T)
     frame = pd.DataFrame(rows, columns=["row", "dataset", "model", "method", "metric", "post", "setting", "value"])
