@@ -10,10 +10,10 @@ model is calibrated post hoc by :func:`replicate.comparison.evaluate_posthoc`: T
 log-loss column and by validation equal-mass ECE (15 bins, the paper's "ECE") for the ECE
 column.
 
-The chapter's other modules, imports pointing one way: :mod:`.evidence` (the frames the
-claims read), :mod:`.rules` (the paper's conclusions, Sec. 4.1, 5.2, 6 and Fig. 8, as
-rules) <- :mod:`.claims` (the list of claims and the registered builder); the tables
-(:mod:`.views`, :mod:`.links`) import this module only.
+The chapter's other modules: :mod:`.claims` (the paper's conclusions, Sec. 4.1, 5.2, 6 and
+Fig. 8, each with its test), :mod:`.report` (everything computed from the plan and runs,
+once: the fits, the evidence of both sides, the verdicts, the link and grid comparisons),
+:mod:`.views` (what the chapter shows) and :mod:`.figures` (its figures).
 """
 from __future__ import annotations
 

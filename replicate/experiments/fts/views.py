@@ -1,7 +1,11 @@
-"""The FTS chapter's tables beyond the paper's Table 1: the models with the paper's row each
-is compared with, the selection-criterion comparison the paper describes but does not print,
-the two temperature grids side by side, Fig. 8's straight lines, and the other experiment
-chapters' runs that FTS is applied to (read from the store, never trained)."""
+"""What the FTS chapter (``exp_fts``) shows, built from its report (:mod:`.report`) so that
+its cells stay short: the models with the paper's row each is compared with, Table 1's
+captions and its cells' intervals, the selection-criterion comparison the paper describes
+but does not print, the two temperature grids, Fig. 8's straight lines, the authors' focal
+link beside the intended map, the models that coincide at a profile, FTS on the other
+chapters' runs, and the texts glued into the prose. Nothing here trains, fits or decides a
+claim (the fits and the claims are computed once in :mod:`.report`).
+"""
 from __future__ import annotations
 
 import math
@@ -10,7 +14,9 @@ import numpy as np
 import pandas as pd
 
 from ... import comparison as cmp
-from .plan import ADAFOCAL_NOTE, CHAPTER, PAPER, UNREACHABLE
+from .plan import ADAFOCAL_NOTE, PAPER, UNREACHABLE
+
+LINK_NAMES = {"intended": "intended map", "authors": "authors' link"}
 
 #: the paper's Table 1, stored as one spec per metric (:mod:`replicate.paper_tables.fts`)
 TABLE1_SPECS = ("table1_accuracy", "table1_nll", "table1_adaece", "table1_gamma_ev")
@@ -83,12 +89,12 @@ def selection_gains(ours: pd.DataFrame, methods, metric: str = "adaece") -> dict
             "all": float(np.mean(gains["TS"] + gains["FTS"])) if gains["TS"] else math.nan}
 
 
-def grid_table(runs: dict, methods, grids=("code", "paper"), log=None) -> pd.DataFrame:
-    """FTS on each temperature grid: per model, the (gamma_ev, T) chosen by log-loss and by
-    ECE (mean T over the runs given) and the test metric each is chosen for."""
+def grid_table(summaries: dict, methods) -> pd.DataFrame:
+    """FTS on each temperature grid (``summaries``: ``{grid: summary}``, the report's ``grids``):
+    per model, the (gamma_ev, T) chosen by log-loss and by ECE (mean T over the runs) and the
+    test metric each is chosen for."""
     rows = {m.label: {} for m in methods}
-    for grid in grids:
-        s = cmp.summarise_posthoc(cmp.evaluate_posthoc(runs, posthoc_settings=("fts",), grid=grid, log=log))
+    for grid, s in summaries.items():
         for m in methods:
             for sel in ("nll", "adaece"):
                 g, T, v = (cmp.posthoc_value(s, m.key, "fts", sel, sel, c) for c in ("gamma", "T", "mean"))
@@ -97,23 +103,6 @@ def grid_table(runs: dict, methods, grids=("code", "paper"), log=None) -> pd.Dat
     out = pd.DataFrame(rows).T.sort_index(axis=1)
     out.columns = pd.MultiIndex.from_tuples(out.columns)
     out.index.name = "model"
-    return out
-
-
-def other_chapter_runs(profile: str) -> dict:
-    """``{(chapter, group): (runs, methods)}`` of every other experiment chapter's default plan
-    at ``profile``, read from the run store (never trained); a group with a missing run is left out."""
-    from .. import CHAPTERS, chapter_plan
-
-    out = {}
-    for ch in CHAPTERS:
-        if ch == CHAPTER:
-            continue
-        p = chapter_plan(ch, profile=profile)
-        for g in p.groups:
-            found = cmp.load(p, g)
-            if found:
-                out[(ch, g)] = (found[g], p.methods[g])
     return out
 
 
@@ -179,12 +168,165 @@ def fig8_table(paths: pd.DataFrame) -> pd.DataFrame:
     return fig8_lines(paths).groupby("method", sort=False)[cols].first().round(3)
 
 
-def other_chapter_tables(profile: str, grid: str = "code") -> list:
-    """"+ FTS" (equal-mass ECE, chosen by validation equal-mass ECE) for every group of
-    :func:`other_chapter_runs`, as captioned tables."""
-    out = []
-    for (chapter, group), (runs, methods) in other_chapter_runs(profile).items():
-        src = cmp.describe_runs(runs, cmp.data_name(next(iter(runs.values()))))
-        col = cmp.fts_column(runs, methods, metric="adaece", select="adaece", grid=grid)
-        out.append(cmp.styled(col, f"{chapter} ({group}): " + cmp.fts_caption("adaece", "adaece", grid, src)))
+def other_chapter_tables(tables: list) -> list:
+    """The report's FTS tables of the other chapters' runs (:func:`.report.other_chapters`),
+    styled with their captions."""
+    return [cmp.styled(frame, f"{title}: {caption}") for title, caption, frame in tables]
+
+
+def table_tips(table: pd.DataFrame, intervals: dict, methods, metrics=("accuracy", "nll", "adaece")) -> pd.DataFrame:
+    """Hover texts for :func:`replicate.comparison.posthoc_table`'s ``table`` (same shape): each
+    of our cells gets its 95 % interval under the noise model (the report's ``intervals``)."""
+    from ...comparison.side_by_side.posthoc import HEADINGS
+
+    tips = pd.DataFrame("", index=table.index, columns=table.columns)
+    for m in methods:
+        for post, name in (("ts", "TS"), ("fts", "+ FTS")):
+            for metric in metrics:
+                iv = intervals.get((m.key, post, metric))
+                if iv is None or (m.label, name) not in tips.index:
+                    continue
+                digits = 1 if metric == "accuracy" else 2
+                tips.loc[(m.label, name), (HEADINGS[metric], "ours")] = \
+                    f"[{iv['low']:.{digits}f}, {iv['high']:.{digits}f}] ({iv['how']})"
+    return tips
+
+
+def same_models(runs: dict, profile: str) -> str:
+    """Which variants are one model at ``profile``: the methods of ``runs`` (``{(method,
+    seed): Run}``) whose test logits are identical at every seed (the noise model's
+    fingerprint), as a sentence (every claim counts such a model once: :class:`.claims.Models`)."""
+    from ...noise import fingerprint
+    from .claims import names
+
+    prints: dict = {}
+    for (m, s), run in runs.items():
+        prints.setdefault(m, {})[s] = fingerprint(run)
+    groups, seen = [], set()
+    for m in prints:
+        if m in seen:
+            continue
+        twins = [o for o in prints if o != m and o not in seen and prints[o] == prints[m]]
+        if twins:
+            seen.update([m, *twins])
+            seeds = sorted(prints[m])
+            groups.append(f"{' and '.join(names().method(k) for k in (m, *twins))} (seed"
+                          f"{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))})")
+    if not groups:
+        return f"at the {profile} profile no two variants have identical test logits"
+    return f"at the {profile} profile {'; '.join(groups)} have identical test logits"
+
+
+# ----------------------------------------------------------------------------- the authors' link
+def link_table(frame: pd.DataFrame, methods) -> pd.DataFrame:
+    """Per model (rows) and map (column groups): for each selection, the gamma_ev chosen most
+    often, the mean T and the test metric it is chosen for (log-loss / equal-mass ECE), the
+    test accuracy, and the test rows the authors' guard rewrote (mean over seeds); ``frame``
+    is the report's ``links["frame"]``."""
+    summ = cmp.summarise_posthoc(frame)
+    over = frame.groupby(["method", "link", "posthoc", "select"])["overflowed"].mean()
+    rows = {}
+    for m in methods:
+        row = {}
+        for link in ("intended", "authors"):
+            for sel, metric in (("nll", "nll"), ("adaece", "adaece")):
+                head = (LINK_NAMES[link], f"by {'log-loss' if sel == 'nll' else 'ECE'}")
+                r = summ[(summ["method"] == m.key) & (summ["link"] == link) & (summ["posthoc"] == "fts")
+                         & (summ["select"] == sel)].set_index("metric")
+                if r.empty:
+                    continue
+                digits = 3 if metric == "nll" else 2
+                row[head + ("γ_ev, T",)] = f"{r.loc[metric, 'gamma']:g}, {r.loc[metric, 'T']:.2f}"
+                row[head + ("test " + ("log-loss" if metric == "nll" else "ECE %"),)] = \
+                    f"{r.loc[metric, 'mean']:.{digits}f}"
+                row[head + ("accuracy %",)] = f"{r.loc['accuracy', 'mean']:.2f}"
+                if link == "authors":
+                    row[head + ("rows rewritten",)] = f"{over.get((m.key, link, 'fts', sel), math.nan):.0f}"
+        rows[m.label] = row
+    out = pd.DataFrame(rows).T
+    out.columns = pd.MultiIndex.from_tuples(out.columns)
+    out.index.name = "model"
     return out
+
+
+def pair_summary(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per selection: the number of (model, seed, gamma_ev) fits, how many choose a different T
+    under the authors' link, and how many of those land on the grid's smallest T."""
+    g = pairs.groupby("select", sort=False)
+    return pd.DataFrame({"fits": g.size(), "different T": g["differs"].sum(),
+                         "authors' T at the grid minimum": g["at_grid_min"].sum()})
+
+
+def printed_link(paper: pd.DataFrame, pairs: pd.DataFrame, grid_min: float, log_loss_margin: float = 0.05) -> dict:
+    """The evidence on the printed table for which map produced it, and the conclusion.
+
+    The authors' guard gives an overflowed row log-loss ``-log(1 - 1e-5)`` whatever its
+    label, so once most validation rows overflow (the smallest temperatures, on confident
+    models), selection by log-loss runs to the grid's smallest T and the test log-loss
+    collapses towards 0. Returns ``{"at_min": printed FTS log-loss temperatures at a grid
+    minimum (0.01 or 0.05), "n": how many are printed, "T_range": (min, max),
+    "max_gap": the largest |FTS - TS| printed log-loss, "ours_at_min": our authors'-link
+    log-loss fits at ``grid_min``, "ours_n": our fits, "conclusion": text}``."""
+    sel = paper[(paper["posthoc"] == "fts") & (paper["select"] == "nll") & (paper["metric"] == "nll")]
+    ts = paper[(paper["posthoc"] == "ts") & (paper["select"] == "nll") & (paper["metric"] == "nll")]
+    gaps = (sel.set_index(["dataset", "method"])["mean"] - ts.set_index(["dataset", "method"])["mean"]).abs()
+    at_min = int((sel["T"] <= 0.05 + 1e-9).sum())
+    ours = pairs[pairs["select"] == "nll"]
+    ours_min = int(ours["at_grid_min"].sum())
+    consistent = at_min == 0 and float(gaps.max()) <= log_loss_margin
+    if consistent:
+        text = (f"the printed log-loss column did not come from the authors' link with selection by log-loss: none "
+                f"of its {len(sel)} FTS temperatures sits at a grid minimum (they range from {sel['T'].min():.2f} "
+                f"to {sel['T'].max():.2f}) and its log-loss stays within {gaps.max():.2f} nats of TS, whereas on a "
+                f"confident model that selection runs to the grid's smallest T, where most rows overflow and score "
+                f"almost no log-loss; it most likely used the intended map (or a guard that never fired on their "
+                f"logits)")
+    else:
+        text = (f"the printed log-loss column is consistent with the authors' link: {at_min} of its {len(sel)} FTS "
+                f"temperatures sit at a grid minimum or its log-loss departs from TS by up to {gaps.max():.2f} nats")
+    return {"at_min": at_min, "n": len(sel), "T_range": (float(sel["T"].min()), float(sel["T"].max())),
+            "max_gap": float(gaps.max()), "ours_at_min": ours_min, "ours_n": len(ours), "conclusion": text}
+
+
+def link_texts(paper: pd.DataFrame, pairs: pd.DataFrame, grid: str = "code") -> dict:
+    """``{glue name: text}`` of the link comparison: :func:`printed_link`'s conclusion, our
+    authors'-link log-loss fits at the grid minimum, and the fits whose T differs."""
+    v = printed_link(paper, pairs, float(cmp.resolve_grid(grid)[0].min()))
+    return {"printed_link": v["conclusion"], "ours_at_min": f"{v['ours_at_min']} of {v['ours_n']}",
+            "pairs_differ": f"{int(pairs['differs'].sum())} of {len(pairs)}"}
+
+
+def demo_table(long: pd.DataFrame) -> pd.DataFrame:
+    """The confident model's FTS results (the report's ``demo``, long) wide: one row per map
+    and selection, the chosen parameters, the test rows rewritten and the test metrics."""
+    wide = long.pivot_table(index=["link", "select"], columns="metric", values="value", sort=False)
+    params = long.groupby(["link", "select"], sort=False)[["gamma", "T", "overflowed"]].first()
+    out = params.join(wide).reset_index()
+    out["link"] = out["link"].map(LINK_NAMES)
+    out["select"] = out["select"].map({"nll": "log-loss", "adaece": "equal-mass ECE"})
+    return out.rename(columns={"select": "chosen by", "overflowed": "test rows rewritten", "nll": "log-loss",
+                               "adaece": "ECE %", "accuracy": "accuracy %"})
+
+
+def demo_texts(table: pd.DataFrame, acc: float) -> dict:
+    """``{glue name: text}`` of :func:`demo_table`: accuracy, the authors' log-loss choice
+    and the accuracy it leaves, the authors' ECE choice."""
+    auth = table[table["link"] == LINK_NAMES["authors"]].set_index("chosen by")
+    nll, ece = auth.loc["log-loss"], auth.loc["equal-mass ECE"]
+    return {"demo_acc": f"{acc:.1f}", "demo_nll_T": f"{nll['T']:.2f}", "demo_nll_acc": f"{nll['accuracy %']:.1f}",
+            "demo_ece_choice": f"{ece['gamma']:g}, {ece['T']:.2f}"}
+
+
+def rule_texts() -> dict:
+    """The thresholds of the chapter's claims, for its verdict prose (the defaults of
+    :func:`.claims.definitions`): ``t_rule`` (the book's "close to 1"), ``loss_share``
+    ("occasionally"), ``minor`` (a "marginal" / "minor" log-loss change), ``ece_gain`` ("an
+    extra ~20 %"), ``min_r2`` ("close to linear")."""
+    import inspect
+
+    from ...claims import wording
+    from .claims import definitions
+
+    d = {k: v.default for k, v in inspect.signature(definitions).parameters.items()}
+    return {"t_rule": wording.near_one_text(), "loss_share": f"{d['loss_share']:.0%}",
+            "minor": f"{100 * d['minor']:g} %", "ece_gain": f"{100 * d['ece_gain']:g} %", "min_r2": f"{d['min_r2']:g}"}
