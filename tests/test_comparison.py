@@ -181,29 +181,6 @@ def test_s99_table_has_table6_layout():
 
 
 # ----------------------------------------------------------------------------- verdicts
-def _summary(ece_pre, ece_post, temps, s99_post):
-    rows = []
-    for m in ece_pre:
-        rows.append({"method": m, "metric": "ece", "temperature_scaled": False, "mean": ece_pre[m], "T": math.nan})
-        rows.append({"method": m, "metric": "ece", "temperature_scaled": True, "mean": ece_post[m], "T": temps[m]})
-    for m, v in s99_post.items():
-        rows.append({"method": m, "metric": "s99_fraction", "temperature_scaled": True, "mean": v, "T": temps[m]})
-    f = pd.DataFrame(rows)
-    f["std"], f["T_std"] = math.nan, math.nan
-    return f
-
-
-def test_verdicts_take_any_claim_rules():
-    """The template for later chapters: a claim is a sentence, a source and a rule."""
-    summ = _summary({"cross_entropy": 5.0}, {"cross_entropy": 1.0}, {"cross_entropy": 2.0}, {"cross_entropy": 1.0})
-    def lower_after_ts(s):
-        return "ece", cmp.value(s, "cross_entropy", "ece", True) < cmp.value(s, "cross_entropy", "ece")
-
-    rule = cmp.Claim("TS lowers the ECE of cross-entropy", "Table X", lower_after_ts)
-    v = cmp.verdicts({"ours": summ}, [rule])
-    assert v.verdict.tolist() == ["holds"] and v.source.tolist() == ["Table X"]
-
-
 # ----------------------------------------------------------------------------- plan and helpers
 @pytest.mark.parametrize("kw, match", [
     ({"profile": "laptop"}, "unknown profile"),

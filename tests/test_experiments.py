@@ -2,6 +2,8 @@
 and experiment claims written into the one registry."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import replicate as rp
@@ -98,25 +100,26 @@ def test_every_chapter_folder_has_the_contracts_modules_and_the_registry_finds_t
     import inspect
 
     for chapter, folder in experiments.CHAPTERS.items():
-        ported = importlib.util.find_spec(f"replicate.experiments.{folder}.report") is not None
-        roles = ("plan", "report", "claims", "views", "figures") if ported else \
-            ("plan", "evidence", "rules", "claims", "views", "figures")
-        for role in roles:
-            assert importlib.util.find_spec(f"replicate.experiments.{folder}.{role}") is not None, (chapter, role)
+        roles = ("plan", "claims", "report", "views", "figures")
+        path = Path(rp.experiments.__file__).parent / folder
+        modules = sorted(f.stem for f in path.glob("*.py") if f.stem != "__init__")
+        assert modules == sorted(roles), (chapter, modules)       # five modules, the same roles everywhere
         plan = experiments.chapter_module(chapter)
         assert plan.CHAPTER == chapter and callable(plan.default_methods)
-        if folder != "leaderboard" and not ported:
-            claims = importlib.import_module(f"replicate.experiments.{folder}.claims")
-            assert list(inspect.signature(claims.claims_log).parameters)[:2] == ["p", "runs"], folder
+        report = importlib.import_module(f"replicate.experiments.{folder}.report")
+        assert list(inspect.signature(report.report).parameters)[:2] == ["p", "runs"], folder
+        claims = importlib.import_module(f"replicate.experiments.{folder}.claims")
+        defined = [c for p in rp.papers.PAPERS for c in claims.definitions(p)] if folder == "leaderboard" else \
+            claims.definitions()
+        assert defined and all(isinstance(c, rp.claims.claim.Claim) for c in defined), folder
+        if folder != "leaderboard":
             assert plan.PAPER == next(p.key for p in rp.papers.PAPERS.values() if p.chapter == folder)
     for folder in {p.chapter for p in rp.papers.PAPERS.values()}:
         for role in ("claims", "figures"):
             assert importlib.util.find_spec(f"replicate.theory.{folder}.{role}") is not None, (folder, role)
     builders = {s.builder.partition(":")[0] for s in rp.claims.SOURCES}
-    role = {f: "report" if importlib.util.find_spec(f"replicate.experiments.{f}.report") else "claims"
-            for f in experiments.CHAPTERS.values()}
     assert builders == {f"replicate.theory.{p.chapter}.claims" for p in rp.papers.PAPERS.values()} | \
-        {f"replicate.experiments.{f}.{r}" for f, r in role.items()}
+        {f"replicate.experiments.{f}.report" for f in experiments.CHAPTERS.values()}
     assert all(callable(s.load()) for s in rp.claims.SOURCES)
 
 
@@ -127,7 +130,7 @@ def test_verdict_counts_follow_one_glue_key_convention():
                           "verdict": ["holds", "not tested", "beyond the paper", "holds", "holds with conditions",
                                       "fails"],
                           "check": ["holds", "not tested", "fails", "holds", "holds with conditions", "fails"]})
-    n = cmp.chapter.verdict_counts(frame, {"ours": "ours", "paper": "paper: b"}, per_claim=True)
+    n = verdict_counts(frame, {"ours": "ours", "paper": "paper: b"}, per_claim=True, rule_text=rp.noise.rule_text())
     assert (n["n_claims_ours"], n["n_holds_ours"], n["n_not_tested_ours"], n["n_beyond_the_paper_ours"]) == \
         ("3", "1", "1", "1")
     assert (n["n_holds_paper"], n["n_holds_with_conditions_paper"], n["n_holds_any_paper"], n["n_fails_paper"]) == \
@@ -137,14 +140,13 @@ def test_verdict_counts_follow_one_glue_key_convention():
         {"n_claims_ours", "n_holds_any_ours"} | {f"n_{v.replace(' ', '_')}_ours" for v in rp.claims.VERDICTS}
     assert n["tally_ours"] == "1 holds, 0 fail, 1 goes beyond the paper and 1 cannot be tested"
     assert n["tally_paper"] == "1 holds, 1 holds only with a condition and 1 fails"
-    none = cmp.chapter.verdict_counts(frame, {"x": "no such label"})
+    none = verdict_counts(frame, {"x": "no such label"})
     assert none["n_claims_x"] == "0" and "claim1_x" not in none
     assert none["tally_x"] == "0 hold and 0 fail"
-    # the counting lives in claims/, which knows no noise rule: the chapter contract adds it
+    # the counting lives in claims/, which knows no noise model: the chapters pass its rule
     plain = verdict_counts(frame, {"ours": "ours", "paper": "paper: b"}, per_claim=True)
     assert "noise_rule" not in plain and plain == {k: v for k, v in n.items() if k != "noise_rule"}
     assert verdict_counts(frame, {}, rule_text="the rule")["noise_rule"] == "the rule"
-    # rp.claims.counts is still the vocabulary's {verdict: count}, not the module of that name
     assert vocabulary_counts is rp.claims.vocabulary.counts
 
 

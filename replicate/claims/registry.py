@@ -4,9 +4,10 @@
 (``builder(profile) -> ClaimLog``), derived from the chapter folders rather than kept by
 hand: each paper of :data:`replicate.papers.PAPERS` has its theory chapter
 (``replicate.theory.<chapter>.claims:claims``, notebook ``theory_<chapter>``) and its
-experiment chapter (``replicate.experiments.<chapter>.claims:claims``, notebook
-``exp_<chapter>``), and the leaderboard restates each paper's headline claim
-(``replicate.experiments.leaderboard.claims:claims_<paper key>``). Chapters call the same
+experiment chapter (``replicate.experiments.<chapter>.report:claims``, notebook
+``exp_<chapter>``: the chapter's report, computed once and shared with the notebook), and the
+leaderboard restates each paper's headline claim
+(``replicate.experiments.leaderboard.report:claims_<paper key>``). Chapters call the same
 function and show its table; ``replicate claims``, the claims ledger page and the tests read
 the rows through :func:`collect`. Builders are imported lazily by name, so this module
 imports nothing heavy and the theory and experiment modules never import it (imports point
@@ -47,15 +48,9 @@ class Source:
 
 
 def _experiment(chapter: str, name: str) -> str:
-    """The builder of an experiment chapter: its report's (``report:claims``), which computes
-    the chapter's evidence once for the notebook and the registry; a chapter not yet moved
-    to a report keeps ``claims:claims``."""
-    import importlib.util
-
-    module = f"replicate.experiments.{chapter}.report"
-    if importlib.util.find_spec(module) is None:
-        module = f"replicate.experiments.{chapter}.claims"
-    return f"{module}:{name}"
+    """The builder of an experiment chapter: its report's (``report:<name>``), which computes
+    the chapter's evidence once for the notebook and the registry."""
+    return f"replicate.experiments.{chapter}.report:{name}"
 
 
 def _sources() -> tuple[Source, ...]:

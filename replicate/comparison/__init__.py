@@ -24,49 +24,41 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
 5. :mod:`.paper` -- :func:`paper_reference` (the paper's row for our data and network, or
    the closest one) and :func:`paper_values` (its printed numbers, in our layout), for
    any paper of :mod:`replicate.paper_tables`.
-6. :mod:`.stats` -- intervals over seeds, paired tests, seeds needed, bootstrap ranks and
-   Kendall's tau (whether a difference between methods is real).
-7. :mod:`.verdicts` -- :class:`Claim` rules tested on any set of numbers (ours, or the
-   paper's own row), written into a :class:`replicate.claims.ClaimLog`.
-8. :mod:`.layouts` -- a paper's tables in long form over every row and setting (by table,
+6. :mod:`.stats` -- intervals over seeds, paired t-tests, seeds needed and Kendall's tau (the
+   leaderboard's paired matrix and the exercises; a verdict's noise is :mod:`replicate.noise`).
+7. :mod:`.layouts` -- a paper's tables in long form over every row and setting (by table,
    :func:`layouts.paper_long`, or by metric, :func:`layouts.paper_rows`), ours in the same
    form (:func:`layouts.summary_long`), and the layouts of ablation tables by setting, means ±
    standard errors and the recorded defects of a table (:func:`layouts.table_notes`).
-9. :mod:`.ood` -- out-of-distribution AUROC and ROC curves from the runs' OOD logits.
-10. :mod:`.noise` -- whether our runs resolve a comparison: ``holds`` / ``fails`` /
-   ``inconclusive`` for a comparative claim (paired t-test over seeds with three or more,
-   else a paired bootstrap over the test examples; best-of-N by bootstrap rank intervals;
-   a temperature's range), the tests a :class:`Claim` carries as ``noise``.
-11. :mod:`.board` -- what the old rules of :mod:`.noise` still read of the former leaderboard
-   machinery (a calibrated run, its metrics on a subset of the test samples, bootstrap rank
-   intervals); the leaderboard itself is :mod:`replicate.experiments.leaderboard`.
-12. :mod:`.chapter` -- the chapter contract: the modules every experiment chapter folder
-   holds, and what they share (:func:`chapter.chapter_log`, :func:`chapter.verdict_counts`
-   and its glue keys, :func:`chapter.at_profile`, :func:`chapter.not_in_store`).
+8. :mod:`.ood` -- out-of-distribution AUROC and ROC curves from the runs' OOD logits.
+9. :mod:`.report` -- a chapter's report (sections computed once from its plan and runs and
+   kept on disk) and both sides of its claims: our runs as :class:`replicate.noise.RunsEvidence`
+   (every stored seed), the paper's printed cells as :class:`replicate.claims.evidence.Exact`.
+10. :mod:`.scale` -- the numbers of the scale box atop every experiment chapter (the box is
+   drawn by :mod:`replicate.book.scale`).
+11. :mod:`.chapter` -- the chapter contract: the modules every experiment chapter folder
+   holds, and what they share (:func:`chapter.at_profile`, :func:`chapter.not_in_store`).
 
 All metric values are percentages, as the papers print them; temperatures are not.
 """
-from . import ood
-from .methods import METHODS, Method, methods_frame, resolve_methods
-from .paper import PaperReference, metric_tables, paper_reference, paper_values
+from . import chapter, layouts, ood, report, scale, stats
 from .evaluation import (GRIDS, METRIC_NAMES, METRICS, POSTHOC, POSTHOC_METRICS, T_SELECTED_BY, TABLE_METRICS,
                          evaluate_logits, evaluate_posthoc, evaluate_runs, fts_search, optimal_temperatures,
                          posthoc_logits, posthoc_value, quote, resolve_grid, summarise, summarise_posthoc, value)
-from . import board, chapter, layouts, noise, report, scale, stats, wording
+from .methods import METHODS, Method, methods_frame, resolve_methods, short
+from .paper import PaperReference, metric_tables, paper_reference, paper_values
 from .plan import (Plan, add_referenced, check_datasets, check_seeds, configs, load, load_groups, reuse_finished, train,
                    train_configs)
 from .side_by_side import (data_name, describe_runs, evidence_label, fts_caption, fts_column, paper_posthoc,
                            posthoc_table, posthoc_tips, s99_side_by_side, side_by_side, styled, styled_table,
                            table_caption)
-from .verdicts import Claim, below, log_claims, lowest, present, short, verdicts
 
-__all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "Plan", "check_seeds", "configs", "train",
-           "train_configs", "load", "load_groups", "check_datasets", "add_referenced", "reuse_finished", "board",
-           "stats", "chapter", "noise", "report", "scale", "wording", "PaperReference",
-           "paper_reference", "paper_values", "metric_tables",
-           "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits", "evaluate_runs",
-           "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption", "styled_table",
-           "describe_runs", "evidence_label", "data_name", "Claim", "verdicts", "log_claims", "present", "lowest",
-           "below", "short", "POSTHOC", "POSTHOC_METRICS", "GRIDS", "posthoc_logits", "evaluate_posthoc",
-           "summarise_posthoc", "posthoc_value", "fts_search", "optimal_temperatures", "resolve_grid", "paper_posthoc",
-           "posthoc_table", "posthoc_tips", "fts_column", "fts_caption", "styled"]
+__all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "short", "Plan", "check_seeds", "configs", "train",
+           "train_configs", "load", "load_groups", "check_datasets", "add_referenced", "reuse_finished",
+           "chapter", "layouts", "ood", "report", "scale", "stats", "PaperReference", "paper_reference", "paper_values",
+           "metric_tables", "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits",
+           "evaluate_runs", "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption",
+           "styled_table", "describe_runs", "evidence_label", "data_name", "POSTHOC", "POSTHOC_METRICS", "GRIDS",
+           "posthoc_logits", "evaluate_posthoc", "summarise_posthoc", "posthoc_value", "fts_search",
+           "optimal_temperatures", "resolve_grid", "paper_posthoc", "posthoc_table", "posthoc_tips", "fts_column",
+           "fts_caption", "styled"]

@@ -168,3 +168,8 @@ def methods_frame(methods, kind: str = "image", dataset: str | None = None, mode
              "parameters": ", ".join(f"{k}={show(v)}" for k, v in m.params(kind, dataset, model).items()) or "–",
              "note": m.params_note(dataset, model) or m.note} for m in methods]
     return pd.DataFrame(rows)
+
+
+def short(key: str) -> str:
+    """The short label of a method key ("flsd53" -> "FLSD-53"); the key when unknown."""
+    return METHODS[key].short if key in METHODS else key

@@ -28,13 +28,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...noise.runs import noise_text
 from ... import comparison as cmp
 from ...claims import ClaimLog
 from ...claims.claim import claims_log
 from ...claims.evidence import Draws, Exact, Missing
 from ...comparison import chapter
 from ...comparison import report as rpt
+from ...noise.runs import noise_text
 from .claims import BY, FOCAL, definitions, names, r2, temperature
 from .plan import CHAPTER, GAMMA_TR, PAPER, SECTION, check_grid, plan
 
