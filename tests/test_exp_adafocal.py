@@ -341,12 +341,13 @@ def test_same_models_names_the_variants_with_identical_logits(stores):
             ("adafocal_code", 1): _run(1, "adafocal", {"variant": "code"})}
     got = rep.twins(p, {"image": same})
     assert list(got) == ["cifar10, tiny_cnn"] and "identical test logits (seed 1)" in got["cifar10, tiny_cnn"]
-    sentence = views.same_models(p, {"image": same})["sentence"]
+    sentence = views.same_sentence(p.profile, rep.same_models(p, {"image": same}))
     assert "trained the same model" in sentence and "AdaFocal code rule and AdaFocal Eq. 4" in sentence
     other = {("adafocal_paper", 1): same[("adafocal_paper", 1)], ("adafocal_code", 1): _run(2, "adafocal",
                                                                                         {"variant": "code"})}
     assert rep.twins(p, {"image": other}) == {}
-    assert "no two variants trained the same model" in views.same_models(p, {"image": other})["sentence"]
+    assert "no two variants trained the same model" in views.same_sentence(p.profile,
+                                                                           rep.same_models(p, {"image": other}))
 
 
 def test_twin_note_says_what_the_two_flsd_runs_show():

@@ -353,10 +353,48 @@ def _intervals(p: cmp.Plan, image: dict, frames: dict) -> dict:
     return rpt.table_intervals(shown, [m.key for m in p.methods["image"]], SHOWN)
 
 
+def same_models(p: cmp.Plan, runs: dict) -> list:
+    """Which variants of ``runs`` trained the same model (identical test logits,
+    :func:`replicate.noise.fingerprint`) at the seeds both have: the two AdaFocal rules in
+    each group, and each ablation setting against the main run, as ``(variant,
+    reference, row, seeds compared, seeds identical)``; ``sentence``: what the prose says."""
+    from ...comparison import report as rpt
+    from ...noise import fingerprint
+
+    def row(run):
+        return f"{run.resolved['dataset']}, {run.resolved['model']}"
+
+    pairs = []
+    for group in ("image", "text"):
+        if not runs.get(group):
+            continue
+        wide = rpt.with_store_seeds(runs[group], p.group(group))
+        a, b = ({s: r for (k, s), r in wide.items() if k == key} for key in ADAFOCAL_KEYS)
+        seeds = sorted(set(a) & set(b))
+        if seeds:
+            pairs.append((RULE_NAMES["adafocal_code"], RULE_NAMES["adafocal_paper"], row(a[seeds[0]]), seeds,
+                          [s for s in seeds if fingerprint(a[s]) == fingerprint(b[s])]))
+    for group in ("gamma_max", "bins"):
+        if not runs.get(group):
+            continue
+        wide = rpt.with_store_seeds(runs[group], p.group(group))
+        main = {s: r for (k, s), r in wide.items() if k in ADAFOCAL_KEYS}
+        for key in dict.fromkeys(k for k, _ in wide if k not in ADAFOCAL_KEYS):
+            mine = {s: r for (k, s), r in wide.items() if k == key}
+            seeds = sorted(set(mine) & set(main))
+            if seeds:
+                name = setting_of(group, key).replace("gamma_max=", "γmax ").replace("bins=", "") + \
+                    (" bins" if group == "bins" else "")
+                ref = "γmax 20" if group == "gamma_max" else "15 bins"
+                pairs.append((name, ref, row(main[seeds[0]]), seeds,
+                              [s for s in seeds if fingerprint(mine[s]) == fingerprint(main[s])]))
+    return pairs
+
+
+
 def report(p: cmp.Plan, runs: dict) -> rpt.Report:
     """The chapter's report from its plan and finished runs (``{group: {(method, seed): Run}}``)."""
     from ...comparison import scale
-    from .views import same_models
 
     wide = {g: rpt.with_store_seeds(runs[g], p.group(g)) for g in runs}
     sections = {

@@ -128,44 +128,6 @@ def rule_pair(runs: dict, seed: int) -> list:
 
 
 # ----------------------------------------------------------------------------- the same model twice
-def same_models(p: cmp.Plan, runs: dict) -> dict:
-    """Which variants of ``runs`` trained the same model (identical test logits,
-    :func:`replicate.noise.fingerprint`) at the seeds both have: the two AdaFocal rules in
-    each group, and each ablation setting against the main run. ``pairs``: ``(variant,
-    reference, row, seeds compared, seeds identical)``; ``sentence``: what the prose says."""
-    from ...comparison import report as rpt
-    from ...noise import fingerprint
-
-    def row(run):
-        return f"{run.resolved['dataset']}, {run.resolved['model']}"
-
-    pairs = []
-    for group in ("image", "text"):
-        if not runs.get(group):
-            continue
-        wide = rpt.with_store_seeds(runs[group], p.group(group))
-        a, b = ({s: r for (k, s), r in wide.items() if k == key} for key in ADAFOCAL_KEYS)
-        seeds = sorted(set(a) & set(b))
-        if seeds:
-            pairs.append((RULE_NAMES["adafocal_code"], RULE_NAMES["adafocal_paper"], row(a[seeds[0]]), seeds,
-                          [s for s in seeds if fingerprint(a[s]) == fingerprint(b[s])]))
-    for group in ("gamma_max", "bins"):
-        if not runs.get(group):
-            continue
-        wide = rpt.with_store_seeds(runs[group], p.group(group))
-        main = {s: r for (k, s), r in wide.items() if k in ADAFOCAL_KEYS}
-        for key in dict.fromkeys(k for k, _ in wide if k not in ADAFOCAL_KEYS):
-            mine = {s: r for (k, s), r in wide.items() if k == key}
-            seeds = sorted(set(mine) & set(main))
-            if seeds:
-                name = setting_of(group, key).replace("gamma_max=", "γmax ").replace("bins=", "") + \
-                    (" bins" if group == "bins" else "")
-                ref = "γmax 20" if group == "gamma_max" else "15 bins"
-                pairs.append((name, ref, row(main[seeds[0]]), seeds,
-                              [s for s in seeds if fingerprint(mine[s]) == fingerprint(main[s])]))
-    return {"pairs": pairs, "sentence": _same_sentence(p.profile, pairs)}
-
-
 def _seeds_text(seeds) -> str:
     seeds = list(seeds)
     if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
@@ -173,7 +135,9 @@ def _seeds_text(seeds) -> str:
     return ("seed " if len(seeds) == 1 else "seeds ") + ", ".join(map(str, seeds))
 
 
-def _same_sentence(profile: str, pairs) -> str:
+def same_sentence(profile: str, pairs) -> str:
+    """What the prose says of the variants that trained the same model at ``profile``
+    (``pairs`` from :func:`replicate.experiments.adafocal.report.same_models`)."""
     same = [f"{a} and {b} on {r} ({_seeds_text(s)})" for a, b, r, seeds, s in pairs if s and s == seeds]
     part = [f"{a} and {b} on {r} at {_seeds_text(s)} of {_seeds_text(seeds)}" for a, b, r, seeds, s in pairs
             if s and s != seeds]
