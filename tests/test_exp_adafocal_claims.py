@@ -242,7 +242,7 @@ def test_run_bins_vectorised_equals_the_plain_loop_on_fixed_draws():
     import torch
 
     from replicate.losses.gamma_bins import equal_mass_edges
-    from replicate.noise.resampling import indices, weights
+    from replicate.comparison.noise.resampling import indices, weights
 
     rng = np.random.default_rng(4)
     z, y = rng.normal(size=(600, 5)) * 2, rng.integers(0, 5, 600)

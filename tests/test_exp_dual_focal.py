@@ -260,7 +260,7 @@ def test_reliability_interval_and_roc_frames_agree_with_independent_computations
 def test_figure_numbers_on_every_resample_equal_the_plain_loop_on_fixed_draws():
     """quantiles, whisker_range and bin_gaps (all resamples at once) against np.percentile,
     box_stats and reliability_bins on each resample's examples gathered by index."""
-    from replicate.noise import resampling
+    from replicate.comparison.noise import resampling
 
     rng = np.random.default_rng(4)
     z, y = rng.normal(size=(300, 10)) * 2, rng.integers(0, 10, 300)
@@ -466,7 +466,7 @@ def _fake(seed, key, shift=0.0):
 
 
 def test_our_side_computes_a_run_set_once_under_every_setting_and_says_why_a_cell_is_absent():
-    from replicate.noise import RowRuns
+    from replicate.comparison.noise import RowRuns
 
     a, b = _fake(1, "a"), _fake(2, "b")
     runs = {("dual_focal", "", 1): a, ("flsd53", "", 1): b, ("dual_focal", cl.T12, 1): a,
@@ -489,8 +489,8 @@ def test_figure_numbers_are_means_over_the_seeds_with_the_noise_models_draws():
     got = ev.figure_numbers(image, None, "r", "no history")
     d = got["fig4b|dual_focal"]
     want = np.mean([np.median(image[("dual_focal", "", s)].z.max(axis=1)) for s in (1, 2)])
-    assert d.point == pytest.approx(want) and len(d.reps) == rp.noise.N_BOOT_SLOW and "2 seeds" in d.noise
-    assert len(got["fig2|bin5|dual_focal"].reps) == rp.noise.N_BOOT and "fig4b|ls005" not in got
+    assert d.point == pytest.approx(want) and len(d.reps) == rp.comparison.noise.N_BOOT_SLOW and "2 seeds" in d.noise
+    assert len(got["fig2|bin5|dual_focal"].reps) == rp.comparison.noise.N_BOOT and "fig4b|ls005" not in got
     assert got["fig4a|below"] == "no history"
     assert all(isinstance(got[f"fig2|bin{b}|dual_focal"], (str, rp.claims.evidence.Draws)) for b in range(15))
 
@@ -538,7 +538,7 @@ def test_every_glued_key_of_the_chapter_is_produced(cpu_chapter):
     text = re.sub(r"```\{solution-start\}.*?```\{solution-end\}", "", text, flags=re.S)
     used = set(re.findall(r"\{glue:text\}`([^`]+)`", text))
     log = rep.decide(cpu_chapter.plan, None)                    # the glue keys do not depend on the verdicts
-    counts = rp.claims.verdict_counts(log.frame(), vw.VERDICT_SIDES, per_claim=True, rule_text=rp.noise.rule_text())
+    counts = rp.claims.verdict_counts(log.frame(), vw.VERDICT_SIDES, per_claim=True, rule_text=rp.comparison.noise.rule_text())
     produced = {**vw.texts(cpu_chapter), **counts}
     assert used <= set(produced), used - set(produced)
     assert all(isinstance(v, str) and v for v in produced.values())

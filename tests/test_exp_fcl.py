@@ -424,7 +424,7 @@ def test_definitions_refuse_bad_thresholds():
 # ----------------------------------------------------------------------------- the report's numbers
 def test_seed_draws_and_the_history_numbers():
     d = R._seed_draws({1: 2.0, 2: 4.0, 3: 6.0}, "r", "who", "why")
-    assert d.point == 4.0 and d.reps.shape == (rp.noise.N_BOOT,) and 2.0 <= d.reps.min() and d.reps.max() <= 6.0
+    assert d.point == 4.0 and d.reps.shape == (rp.comparison.noise.N_BOOT,) and 2.0 <= d.reps.min() and d.reps.max() <= 6.0
     assert "3 seeds resampled" in d.noise and d.used == (("r", "who", (1, 2, 3)),)
     one = R._seed_draws({1: 2.0}, "r", "who", "why")
     assert one.reps is None and "one run (seed 1)" in one.noise
@@ -467,7 +467,7 @@ def test_the_reliability_gaps_against_numpy():
         low.append(100 * gap[lo].mean())
     assert got[C.GAP_HIGH.key].point == pytest.approx(np.mean(high), rel=1e-9)
     assert got[C.GAP_LOW.key].point == pytest.approx(np.mean(low), rel=1e-9)
-    assert got[C.GAP_HIGH.key].reps.shape == (rp.noise.N_BOOT,) and "2 seeds resampled" in got[C.GAP_HIGH.key].noise
+    assert got[C.GAP_HIGH.key].reps.shape == (rp.comparison.noise.N_BOOT,) and "2 seeds resampled" in got[C.GAP_HIGH.key].noise
 
 
 def test_the_two_dimensional_numbers():
@@ -477,7 +477,7 @@ def test_the_two_dimensional_numbers():
     for m in ("FL", "FCL"):
         for stat in ("ece", "error", "boundary_length", "uncertain_share"):
             assert got[f"toy_{stat}:{m}"].point == pytest.approx(frame[frame.method == m][stat].mean(), abs=1e-9)
-        assert got[f"toy_ece:{m}"].reps.shape == (rp.noise.N_BOOT,)
+        assert got[f"toy_ece:{m}"].reps.shape == (rp.comparison.noise.N_BOOT,)
     assert got["toy_error:FL"].used == ((R.TOY_ROW.name, "FL, FCL", (0, 1)),)
 
 

@@ -248,7 +248,7 @@ class FakeRun:
 def test_t_by_ece_resampled_equals_the_plain_refit():
     """The vectorised temperature chosen by validation equal-mass ECE on each resample equals
     posthoc.fit_temperature refitted on that resample (noise.temperatures' plain loop)."""
-    from replicate.noise import resampling, temperatures
+    from replicate.comparison.noise import resampling, temperatures
 
     for seed, scale in ((1, 3.0), (2, 8.0)):
         z, y = FakeRun(seed, scale).logits("val")

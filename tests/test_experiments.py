@@ -130,7 +130,7 @@ def test_verdict_counts_follow_one_glue_key_convention():
                           "verdict": ["holds", "not tested", "beyond the paper", "holds", "holds with conditions",
                                       "fails"],
                           "check": ["holds", "not tested", "fails", "holds", "holds with conditions", "fails"]})
-    n = verdict_counts(frame, {"ours": "ours", "paper": "paper: b"}, per_claim=True, rule_text=rp.noise.rule_text())
+    n = verdict_counts(frame, {"ours": "ours", "paper": "paper: b"}, per_claim=True, rule_text=rp.comparison.noise.rule_text())
     assert (n["n_claims_ours"], n["n_holds_ours"], n["n_not_tested_ours"], n["n_beyond_the_paper_ours"]) == \
         ("3", "1", "1", "1")
     assert (n["n_holds_paper"], n["n_holds_with_conditions_paper"], n["n_holds_any_paper"], n["n_fails_paper"]) == \

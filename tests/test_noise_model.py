@@ -1,4 +1,4 @@
-"""The noise model of our runs (replicate.noise): the vectorised resamples equal the plain
+"""The noise model of our runs (replicate.comparison.noise): the vectorised resamples equal the plain
 loop on fixed draws (ties on bin edges included), temperatures chosen again equal
 posthoc.fit_temperature, the two-level bootstrap on constructed cases whose answer is known,
 identical runs, and one verdict on committed runs recomputed with plain numpy."""
@@ -13,8 +13,8 @@ from replicate import metrics, posthoc
 from replicate.claims.claim import Claim, Over, claims_log
 from replicate.claims.evidence import Cell, Names
 from replicate.claims.tests import Difference, Lowest, near_one
-from replicate.noise import RowRuns, RunsEvidence, rank_intervals, resampling, scores, temperatures
-from replicate.noise.runs import calibrate
+from replicate.comparison.noise import RowRuns, RunsEvidence, rank_intervals, resampling, scores, temperatures
+from replicate.comparison.noise.runs import calibrate
 
 
 class FakeRun:

@@ -5,7 +5,7 @@ A claim test (:mod:`replicate.claims.tests`) reduces a claim to one number per r
 difference of two cells, a cell minus the lowest of its rivals, a temperature - and
 compares it with a threshold. The number comes with *draws* (:class:`replicate.claims.evidence.Draws`):
 the paper's printed cells carry none (their interval is the point itself), our runs carry
-the joint resamples of the noise model (:mod:`replicate.noise`), and the interval is the
+the joint resamples of the noise model (:mod:`replicate.comparison.noise`), and the interval is the
 central ``1 - alpha`` share of the statistic over them. Then
 
 - the claim **holds** when the whole interval satisfies the claimed relation

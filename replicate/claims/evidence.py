@@ -9,7 +9,7 @@ the point value and, where the side has noise, its joint resamples.
 
 - The paper's printed cells are :class:`Exact` evidence: a point and no resamples, so a
   test's interval is the point itself and the same rule decides them by plain comparison.
-- Our runs are :class:`replicate.noise.RunsEvidence`: every cell's resamples come from one
+- Our runs are :class:`replicate.comparison.noise.RunsEvidence`: every cell's resamples come from one
   noise model (seeds, then test examples, the same draws for every method), so any
   statistic of several cells (a difference, a rank) has an interval that holds both.
 

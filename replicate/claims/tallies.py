@@ -67,7 +67,7 @@ def verdict_counts(frame, sides: Mapping[str, str], per_claim: bool = False, rul
     quotes: ``evidence_split``, the verdicts split by what they rest on
     (:func:`replicate.claims.ledger.split_summary`: the paper's tables, our runs at each
     profile), and, when ``rule_text`` is given, ``noise_rule``: that text, the rule that
-    decides a comparison on our runs (the chapters pass :func:`replicate.noise.rule_text`)."""
+    decides a comparison on our runs (the chapters pass :func:`replicate.comparison.noise.rule_text`)."""
     from .ledger import split_summary
 
     out = {"evidence_split": split_summary(frame)}

@@ -25,23 +25,26 @@ ours: the machinery every experiment chapter shares (the papers' specifics live 
    the closest one) and :func:`paper_values` (its printed numbers, in our layout), for
    any paper of :mod:`replicate.paper_tables`.
 6. :mod:`.stats` -- intervals over seeds, paired t-tests, seeds needed and Kendall's tau (the
-   leaderboard's paired matrix and the exercises; a verdict's noise is :mod:`replicate.noise`).
+   leaderboard's paired matrix and the exercises; a verdict's noise is :mod:`.noise`).
 7. :mod:`.layouts` -- a paper's tables in long form over every row and setting (by table,
    :func:`layouts.paper_long`, or by metric, :func:`layouts.paper_rows`), ours in the same
    form (:func:`layouts.summary_long`), and the layouts of ablation tables by setting, means ±
    standard errors and the recorded defects of a table (:func:`layouts.table_notes`).
 8. :mod:`.ood` -- out-of-distribution AUROC and ROC curves from the runs' OOD logits.
-9. :mod:`.report` -- a chapter's report (sections computed once from its plan and runs and
-   kept on disk) and both sides of its claims: our runs as :class:`replicate.noise.RunsEvidence`
-   (every stored seed), the paper's printed cells as :class:`replicate.claims.evidence.Exact`.
-10. :mod:`.scale` -- the numbers of the scale box atop every experiment chapter (the box is
+9. :mod:`.noise` -- the one noise model of our runs (a two-level bootstrap: seeds, then the
+   shared test examples): our runs as the evidence of :mod:`replicate.claims.tests`
+   (:class:`noise.RunsEvidence`), rank intervals, the rule in words.
+10. :mod:`.report` -- a chapter's report (sections computed once from its plan and runs and
+   kept on disk) and both sides of its claims: our runs (every stored seed), the paper's
+   printed cells as :class:`replicate.claims.evidence.Exact`.
+11. :mod:`.scale` -- the numbers of the scale box atop every experiment chapter (the box is
    drawn by :mod:`replicate.book.scale`).
-11. :mod:`.chapter` -- the chapter contract: the modules every experiment chapter folder
+12. :mod:`.chapter` -- the chapter contract: the modules every experiment chapter folder
    holds, and what they share (:func:`chapter.at_profile`, :func:`chapter.not_in_store`).
 
 All metric values are percentages, as the papers print them; temperatures are not.
 """
-from . import chapter, layouts, ood, report, scale, stats
+from . import chapter, layouts, noise, ood, report, scale, stats
 from .evaluation import (GRIDS, METRIC_NAMES, METRICS, POSTHOC, POSTHOC_METRICS, T_SELECTED_BY, TABLE_METRICS,
                          evaluate_logits, evaluate_posthoc, evaluate_runs, fts_search, optimal_temperatures,
                          posthoc_logits, posthoc_value, quote, resolve_grid, summarise, summarise_posthoc, value)
@@ -55,7 +58,7 @@ from .side_by_side import (data_name, describe_runs, evidence_label, fts_caption
 
 __all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "short", "Plan", "check_seeds", "configs", "train",
            "train_configs", "load", "load_groups", "check_datasets", "add_referenced", "reuse_finished",
-           "chapter", "layouts", "ood", "report", "scale", "stats", "PaperReference", "paper_reference", "paper_values",
+           "chapter", "layouts", "noise", "ood", "report", "scale", "stats", "PaperReference", "paper_reference", "paper_values",
            "metric_tables", "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits",
            "evaluate_runs", "summarise", "value", "quote", "side_by_side", "s99_side_by_side", "table_caption",
            "styled_table", "describe_runs", "evidence_label", "data_name", "POSTHOC", "POSTHOC_METRICS", "GRIDS",

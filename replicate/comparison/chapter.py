@@ -26,7 +26,7 @@ with five modules, one per role, each role one name everywhere:
 The notebook reaches them through one alias, ``ch = rp.experiments.<chapter>``:
 ``ch.plan.plan(...)``, ``ch.report.report(plan, runs)``, ``ch.views``, ``ch.figures``; its
 verdict prose reads :func:`replicate.claims.verdict_counts` with the noise model's rule
-(:func:`replicate.noise.rule_text`).
+(:func:`replicate.comparison.noise.rule_text`).
 
 Shared here: :data:`SECTION`, :func:`at_profile` (a default that depends on the profile) and
 :func:`not_in_store` (the reason a claim on our runs is not tested).

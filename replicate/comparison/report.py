@@ -11,7 +11,7 @@ chapter, the profile, the keys of the runs it read and the package's code: new r
 changed code build it anew, anything else reads it back; each section is computed only when
 first read. :func:`with_store_seeds` widens a chapter's runs to every seed
 the store holds of the same configurations (a verdict may use seeds the chapter does not
-show), and :func:`row` turns them into a row of :class:`replicate.noise.RunsEvidence`.
+show), and :func:`row` turns them into a row of :class:`replicate.comparison.noise.RunsEvidence`.
 """
 from __future__ import annotations
 
@@ -109,10 +109,10 @@ def names():
 
 
 def row(runs: dict, name: str | None = None, setting: str = "", **kw):
-    """A :class:`replicate.noise.RowRuns` of ``{(method, seed): Run}`` (one data set and
+    """A :class:`replicate.comparison.noise.RowRuns` of ``{(method, seed): Run}`` (one data set and
     network; ``setting`` the table setting of all of them), named "dataset, model" unless
-    ``name`` is given; keywords go to :class:`~replicate.noise.RowRuns`."""
-    from ..noise import RowRuns
+    ``name`` is given; keywords go to :class:`~replicate.comparison.noise.RowRuns`."""
+    from .noise import RowRuns
 
     if not runs:
         raise ValueError("runs must be a non-empty dict (method, seed) -> Run")
@@ -124,7 +124,7 @@ def row(runs: dict, name: str | None = None, setting: str = "", **kw):
 def temperatures(frame, setting: str = "") -> dict:
     """``{(method, setting, seed, selector): T}`` of the temperature-scaled rows of an
     evaluation frame (:func:`replicate.comparison.evaluate_runs`): the T its post-T cells
-    used, for :class:`replicate.noise.RowRuns`."""
+    used, for :class:`replicate.comparison.noise.RowRuns`."""
     rows = frame[frame.temperature_scaled.astype(bool)]
     return {(r.method, setting, int(r.seed), r.T_selected_by): float(r.T) for r in rows.itertuples(index=False)}
 
@@ -157,13 +157,13 @@ def paper_evidence(long, source: str, named: dict | None = None, absent: dict | 
 
 def runs_evidence(p, runs: dict, groups=("image", "text"), frames: dict | None = None, every_seed: bool = True,
                   t_selected_by: dict | None = None, names_=None, **kw):
-    """Our side of a chapter's claims: one row of :class:`replicate.noise.RunsEvidence` per
+    """Our side of a chapter's claims: one row of :class:`replicate.comparison.noise.RunsEvidence` per
     group of ``groups`` that ``runs`` holds (``{group: {(method, seed): Run}}``), widened to
     every seed in the store (``every_seed``, :func:`with_store_seeds`), the post-T cells at the
     temperatures of ``frames[group]`` (the chapter's evaluation, where it has them) and
     selected per metric as ``t_selected_by`` says (default the tables' own,
     :data:`replicate.comparison.T_SELECTED_BY`). None when no group has runs."""
-    from ..noise import RunsEvidence
+    from .noise import RunsEvidence
     from . import T_SELECTED_BY
 
     rows = []
@@ -182,7 +182,7 @@ def runs_evidence(p, runs: dict, groups=("image", "text"), frames: dict | None =
 def table_intervals(ev, methods, metrics, posts=("none", "ts"), row_name: str | None = None) -> dict:
     """``{metric: {(method, post-T): {"mean", "low", "high", "how"}}}``: the 95 % interval of
     each of our table cells under the noise model (what :func:`replicate.comparison.styled_table`
-    shows on hover), from ``ev`` (a :class:`replicate.noise.RunsEvidence` of the runs the
+    shows on hover), from ``ev`` (a :class:`replicate.comparison.noise.RunsEvidence` of the runs the
     table shows)."""
     import numpy as np
 

@@ -14,7 +14,7 @@ as the sections of its :class:`replicate.comparison.report.Report` (:func:`repor
 ``scale_box``
     the box atop the page.
 
-Our side (:func:`ours_side`) is one :class:`replicate.noise.RunsEvidence` per AdaFocal rule,
+Our side (:func:`ours_side`) is one :class:`replicate.comparison.noise.RunsEvidence` per AdaFocal rule,
 ``adafocal`` being that rule's runs, over every seed the store holds of the chapter's
 configurations: the CIFAR-10 row holds the tables' runs (setting ""), the runs of Fig. 14
 (setting "Fig. 14", the ``seeds`` group), Table 9's and App. L's ablations ("bins=N",
@@ -129,10 +129,10 @@ def _temperatures(frames, group: str, rule: str, setting: str = "") -> dict:
 
 
 def ours_side(p: cmp.Plan, runs: dict | None, rule: str, frames: dict | None = None):
-    """Our runs with AdaFocal = ``rule`` as a :class:`replicate.noise.RunsEvidence` (every
+    """Our runs with AdaFocal = ``rule`` as a :class:`replicate.comparison.noise.RunsEvidence` (every
     stored seed; the post-T cells at the temperatures of ``frames``, the chapter's
     evaluation, where given), or :class:`~replicate.claims.evidence.Missing` with the reason."""
-    from ...noise import RunsEvidence
+    from ...comparison.noise import RunsEvidence
 
     label = source(p.profile, rule)
     if not runs or not runs.get("image"):
@@ -153,7 +153,7 @@ def ours_side(p: cmp.Plan, runs: dict | None, rule: str, frames: dict | None = N
 
 
 def _row(first, runs: dict, temps: dict, ood: dict):
-    from ...noise import RowRuns
+    from ...comparison.noise import RowRuns
 
     ds, model = first.resolved["dataset"], first.resolved["model"]
     return RowRuns(f"{ds}, {model}", ds, model, runs, temps, dict(T_SELECTED_BY), ood)
@@ -214,7 +214,7 @@ def run_bins(run, w: np.ndarray) -> dict:
     from scipy import sparse
 
     from ...losses.gamma_bins import equal_mass_edges
-    from ...noise.resampling import matmul
+    from ...comparison.noise.resampling import matmul
 
     z, y = run.logits("val")
     z = np.asarray(z, dtype=np.float64)
@@ -237,7 +237,7 @@ def run_bins(run, w: np.ndarray) -> dict:
 
 
 def _bins(ev, r, m: str) -> dict:
-    from ...noise.resampling import over_seeds, weights
+    from ...comparison.noise.resampling import over_seeds, weights
 
     seeds = r.seeds(m)
     runs = [r.runs[(m, "", s)] for s in seeds]
@@ -317,8 +317,8 @@ def _run_eces(ev, r, setting: str, st: str) -> dict:
 
 def twins(p: cmp.Plan, runs: dict | None) -> dict:
     """``{row: why}``: the rows where the code rule's runs are the Eq. 4 runs (identical test
-    logits at every seed, :meth:`replicate.noise.RunsEvidence.identical`)."""
-    from ...noise import RunsEvidence
+    logits at every seed, :meth:`replicate.comparison.noise.RunsEvidence.identical`)."""
+    from ...comparison.noise import RunsEvidence
 
     rows = []
     for group in ("image", "text"):
@@ -355,11 +355,11 @@ def _intervals(p: cmp.Plan, image: dict, frames: dict) -> dict:
 
 def same_models(p: cmp.Plan, runs: dict) -> list:
     """Which variants of ``runs`` trained the same model (identical test logits,
-    :func:`replicate.noise.fingerprint`) at the seeds both have: the two AdaFocal rules in
+    :func:`replicate.comparison.noise.fingerprint`) at the seeds both have: the two AdaFocal rules in
     each group, and each ablation setting against the main run, as ``(variant,
     reference, row, seeds compared, seeds identical)``; ``sentence``: what the prose says."""
     from ...comparison import report as rpt
-    from ...noise import fingerprint
+    from ...comparison.noise import fingerprint
 
     def row(run):
         return f"{run.resolved['dataset']}, {run.resolved['model']}"

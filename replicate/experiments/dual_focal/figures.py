@@ -18,7 +18,7 @@ claims are decided on (every stored seed, on every resample of the noise model:
 Runs are passed as ``{label: Run}`` (one seed), Fig. 3's numbers as the report's intervals.
 :func:`quantiles`, :func:`whisker_range` and :func:`bin_gaps` are the boxplot's and the
 reliability diagram's numbers on every resample of the test examples (a row of weights of
-:func:`replicate.noise.resampling.weights`): what the figure claims are decided on.
+:func:`replicate.comparison.noise.resampling.weights`): what the figure claims are decided on.
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ import pandas as pd
 from ... import metrics
 from ...checks import positive_int
 from ...claims.evidence import Draws
-from ...noise import resampling
+from ...comparison.noise import resampling
 from . import claims as cl
 from . import plan as dfl
 
@@ -271,7 +271,7 @@ def figure_numbers(image: dict, history: dict | None, row: str, no_history: str)
     prefix): Fig. 2's per-bin |accuracy − confidence| and Fig. 4b/c's medians and whisker range
     of each test example's maximum logit and q_j (resampled with the noise model's test
     draws, every stored seed; the order statistics on its first
-    :data:`~replicate.noise.resampling.N_BOOT_SLOW`, as the library's slow metrics), Fig. 4a's
+    :data:`~replicate.comparison.noise.resampling.N_BOOT_SLOW`, as the library's slow metrics), Fig. 4a's
     smoothed test ECE (its seeds resampled)."""
     out, per = {}, {}
     for (m, st, s), run in image.items():

@@ -14,11 +14,11 @@ once, as the sections of its :class:`replicate.comparison.report.Report` (:func:
     the claims' verdicts on both sides (:func:`decide`): the paper's printed tables and our
     runs (every seed the store holds of the chapter's configurations);
 ``identical``
-    which of the chapter's runs have identical test logits (:func:`replicate.noise.fingerprint`);
+    which of the chapter's runs have identical test logits (:func:`replicate.comparison.noise.fingerprint`);
 ``scale_box``
     the box atop the page.
 
-Our side (:func:`ours`) is one :class:`replicate.noise.RunsEvidence` row per data set: the
+Our side (:func:`ours`) is one :class:`replicate.comparison.noise.RunsEvidence` row per data set: the
 image row holds the seven methods, Table 3's AdaFocal and AdaDualFocal, Table 4's dual
 terms (setting: the printed row; method ``dual_focal`` or ``dual_focal_code`` by reading),
 Table 13's gammas (``gamma=g``) and the same runs again under Tables 3 and 12 (a run under two
@@ -40,7 +40,7 @@ from ...claims.claim import claims_log
 from ...claims.evidence import Cell, Draws, Missing
 from ...comparison import chapter, layouts
 from ...comparison import report as rpt
-from ...noise import RowRuns, RunsEvidence, resampling
+from ...comparison.noise import RowRuns, RunsEvidence, resampling
 from . import claims as cl
 from . import figures as fig
 from . import plan as dfl
@@ -124,7 +124,7 @@ def paper_side():
 
 # ----------------------------------------------------------------------------- our side
 class Ours(RunsEvidence):
-    """:class:`replicate.noise.RunsEvidence` with three additions (for the library to take
+    """:class:`replicate.comparison.noise.RunsEvidence` with three additions (for the library to take
     over): a run set standing under several (method, setting) keys of a row is resampled once
     (the first key stands for the others); ``absent`` ``{method, metric or setting: reason}``
     says why a cell has no run (as :class:`~replicate.claims.evidence.Exact` does); and the
@@ -353,8 +353,8 @@ def intervals(p: cmp.Plan, runs: dict) -> dict:
 def identical(runs: dict) -> dict:
     """The chapter's distinct runs whose test logits are identical: ``{"groups": [[(group,
     method, seed), ...], ...], "n_runs": distinct runs compared}``
-    (:func:`replicate.noise.fingerprint`)."""
-    from ...noise import fingerprint
+    (:func:`replicate.comparison.noise.fingerprint`)."""
+    from ...comparison.noise import fingerprint
 
     seen, by_print = {}, {}
     for g, group in runs.items():

@@ -7,7 +7,7 @@ sections of its :class:`replicate.comparison.report.Report` (:func:`report`):
 ``claims``
     the claims' verdicts on both sides (:func:`decide`): the paper's printed tables (every
     row, Tables 1-4, 6-8) and our runs (every seed the store holds of the chapter's
-    configurations, within the noise model of :mod:`replicate.noise`);
+    configurations, within the noise model of :mod:`replicate.comparison.noise`);
 ``intervals``
     the 95 % interval of each of our CIFAR-10 table cells (the seeds shown), same model;
 ``toy``
@@ -18,7 +18,7 @@ sections of its :class:`replicate.comparison.report.Report` (:func:`report`):
     the "+ FTS" column, the sentence on identical runs (:func:`.views.coincidences`) and the
     box atop the page.
 
-Our side is one row of :class:`replicate.noise.RowRuns` per data set and network (the
+Our side is one row of :class:`replicate.comparison.noise.RowRuns` per data set and network (the
 CIFAR-10 row also holds Table 8's L1/L2 runs as settings ``norm=l1``/``norm=l2``, the lambda
 sweep's runs, and the chapter's :class:`~replicate.claims.evidence.Named` numbers: Fig. 9's
 reliability gaps, with draws over the seeds and test examples; Figs. 3 and 8's per-epoch
@@ -41,8 +41,8 @@ from ...claims.evidence import Cell, Draws, Evidence, Missing, Named, Row
 from ...comparison import chapter
 from ...comparison import report as rpt
 from ...comparison.layouts import paper_long, paper_rows
-from ...noise import N_BOOT, N_BOOT_SLOW, RowRuns, RunsEvidence, resampling, scores
-from ...noise.runs import noise_text
+from ...comparison.noise import N_BOOT, N_BOOT_SLOW, RowRuns, RunsEvidence, resampling, scores
+from ...comparison.noise.runs import noise_text
 from . import claims as C
 from .figures import FIG3_WINDOWS, FIG8_WINDOW, convergence_epochs, normalised_loss, paper_window, window_stats
 from .plan import CHAPTER, LAMBDAS, PAPER, SECTION, lambda_key, plan, toy_study

@@ -163,7 +163,7 @@ def coincidences(p: cmp.Plan, runs: dict) -> str:
     comparing them says "the same model at this profile"), which variants are one run under
     several names (by design), and which methods were trained twice (other record options)
     with identical test logits."""
-    from ...noise import fingerprint
+    from ...comparison.noise import fingerprint
 
     label = {m.key: m.label for g in p.groups for m in p.methods.get(g, [])}
     label.update({m.key: f"FCL with λ = {m.loss_params['lam']:g}" for m in p.methods.get("lambda", [])})

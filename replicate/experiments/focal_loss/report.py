@@ -6,7 +6,7 @@ as the sections of its :class:`replicate.comparison.report.Report` (:func:`repor
 ``claims``
     the claims' verdicts on both sides (:func:`decide`): the paper's printed tables (every
     row it prints) and our runs (every seed the store holds of the chapter's
-    configurations, within the noise model of :mod:`replicate.noise`);
+    configurations, within the noise model of :mod:`replicate.comparison.noise`);
 ``intervals``
     the 95 % interval of each of our CIFAR-10 table cells, by the same noise model;
 ``fts_column``, ``ts_code``

@@ -160,11 +160,11 @@ def grid_difference(ours: pd.DataFrame, other: pd.DataFrame, labels: dict | None
 def noise_example(profile: str):
     """The book's worked example of the noise model (the claims ledger quotes it): the claim
     "FLSD-53 has a lower test ECE than cross-entropy" on this chapter's CIFAR-10 runs of
-    ``profile``, every stored seed, step by step (:func:`replicate.noise.example.walkthrough`),
+    ``profile``, every stored seed, step by step (:func:`replicate.comparison.noise.example.walkthrough`),
     with ``row`` (the row's name); None when the runs are not in the store."""
     from ...claims.evidence import Cell
     from ...comparison import report as rpt
-    from ...noise.example import walkthrough
+    from ...comparison.noise.example import walkthrough
     from .plan import plan
 
     p = plan(profile, device="cpu")

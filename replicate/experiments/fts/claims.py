@@ -2,7 +2,7 @@
 Sec. 4.1, 5.2 and 6, where the paper makes it, its one test (:mod:`replicate.claims.tests`)
 and the rows it covers, in :func:`definitions`. The same test decides each claim on the
 paper's Table 1 (all three data sets, every printed model) and on our runs (every model,
-every stored seed, within the noise model of :mod:`replicate.noise`); :mod:`.report`
+every stored seed, within the noise model of :mod:`replicate.comparison.noise`); :mod:`.report`
 applies them.
 
 A row is one data set and network (the paper's Table 1 has three: CIFAR-100, CIFAR-10,

@@ -10,7 +10,7 @@ sections of its :class:`replicate.comparison.report.Report` (:func:`report`):
     the shown runs' post-hoc summary, the layout of Table 1 (:func:`replicate.comparison.summarise_posthoc`);
 ``claims``
     the claims' verdicts on both sides (:func:`decide`): the paper's Table 1, all three data
-    sets, and our runs (every stored seed) within the noise model of :mod:`replicate.noise`;
+    sets, and our runs (every stored seed) within the noise model of :mod:`replicate.comparison.noise`;
 ``intervals``
     the 95 % interval of each of our Table 1 cells by the same noise model;
 ``links``, ``grids``, ``clamp``, ``demo``, ``scale_box``
@@ -34,7 +34,7 @@ from ...claims.claim import claims_log
 from ...claims.evidence import Draws, Exact, Missing
 from ...comparison import chapter
 from ...comparison import report as rpt
-from ...noise.runs import noise_text
+from ...comparison.noise.runs import noise_text
 from .claims import BY, FOCAL, definitions, names, r2, temperature
 from .plan import CHAPTER, GAMMA_TR, PAPER, SECTION, check_grid, plan
 
@@ -96,9 +96,9 @@ def fits(runs: dict, grid: str = "code", log=None) -> dict:
 
 def scored(run, post: str, T: float, gamma: float):
     """``run``'s test probabilities after TS (``T``) or FTS (``T``, ``gamma``, the intended
-    map) as the noise model reads them (:class:`replicate.noise.Scored`)."""
+    map) as the noise model reads them (:class:`replicate.comparison.noise.Scored`)."""
     from ... import metrics as _m
-    from ...noise import Scored
+    from ...comparison.noise import Scored
     from ...posthoc.fts import fts_log_probs
 
     z, y = run.logits("test")
@@ -136,14 +136,14 @@ def _mass_ece(conf: np.ndarray, hit: np.ndarray, w: np.ndarray, n_bins: int = 15
 def t_by_adaece(val_logits, val_labels, w: np.ndarray, grid, n_bins: int = 15) -> np.ndarray:
     """The TS temperature chosen by validation equal-mass ECE (:func:`replicate.posthoc.fit_temperature`,
     ``metric="adaece"``) on each resample (row) of the weights ``w``: the first T within a
-    relative 1e-12 of the resample's minimum, as :func:`replicate.noise.temperatures.replicated`
+    relative 1e-12 of the resample's minimum, as :func:`replicate.comparison.noise.temperatures.replicated`
     finds it by refitting one resample at a time (the tests check both agree).
 
     Vectorised (:func:`_mass_ece`), and only where a T can win: a resample's ECE at T is at
     least ``|accuracy - mean confidence|`` (the bins' gaps sum to the total gap), a bound that
     costs one matrix product for every T and resample; the ECE is computed near the
     full-data choice first, then at every T whose bound does not exceed a resample's best."""
-    from ...noise.temperatures import _first_min
+    from ...comparison.noise.temperatures import _first_min
 
     z = np.asarray(val_logits, dtype=np.float64)
     y = np.asarray(val_labels, dtype=np.int64)
@@ -174,8 +174,8 @@ def named(wide: dict, row: str, frames: dict, grid: str) -> dict:
     each computed when first read: the TS temperature chosen by each criterion (mean over the
     seeds; resampled as the noise model resamples a temperature: seeds, then the validation
     examples, T chosen again on each) and Fig. 8's R² (no resampling: see its noise text)."""
-    from ...noise import resampling
-    from ...noise import temperatures as _t
+    from ...comparison.noise import resampling
+    from ...comparison.noise import temperatures as _t
     from .figures import fig8_lines
 
     long, paths = frames["long"], frames["paths"]
@@ -208,7 +208,7 @@ def named(wide: dict, row: str, frames: dict, grid: str) -> dict:
 
 class _Lazy(dict):
     """``{key: build()}`` read as ``{key: value}``, each value built when first read
-    (:class:`replicate.noise.RowRuns` reads ``named`` with ``get``)."""
+    (:class:`replicate.comparison.noise.RowRuns` reads ``named`` with ``get``)."""
 
     def get(self, key, default=None):
         if key not in self:
@@ -223,11 +223,11 @@ class _Lazy(dict):
 
 
 def ours(runs: dict, frames: dict, grid: str, source: str):
-    """Our side: one row of :class:`replicate.noise.RunsEvidence` holding every run of
+    """Our side: one row of :class:`replicate.comparison.noise.RunsEvidence` holding every run of
     ``runs`` (``{(method, seed): Run}``) under the settings ``by log-loss`` and ``by ECE``,
     each with its own TS and FTS calibration (the parameters of ``frames["long"]``, the
     chapter's fits) and the chapter's named quantities (:func:`named`)."""
-    from ...noise import RowRuns, RunsEvidence
+    from ...comparison.noise import RowRuns, RunsEvidence
 
     chosen = frames["long"][frames["long"].posthoc.isin(["ts", "fts"])]
     chosen = chosen[_of(chosen, runs)]

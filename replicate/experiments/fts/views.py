@@ -196,7 +196,7 @@ def same_models(runs: dict, profile: str) -> str:
     """Which variants are one model at ``profile``: the methods of ``runs`` (``{(method,
     seed): Run}``) whose test logits are identical at every seed (the noise model's
     fingerprint), as a sentence (every claim counts such a model once: :class:`.claims.Models`)."""
-    from ...noise import fingerprint
+    from ...comparison.noise import fingerprint
     from .claims import names
 
     prints: dict = {}

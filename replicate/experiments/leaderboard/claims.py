@@ -2,7 +2,7 @@
 one test (:mod:`replicate.claims.tests`) and the rows it covers
 (:class:`replicate.claims.claim.Over`), in :func:`definitions`. :mod:`.report` decides them on
 both sides - the paper's printed cells and our runs (every committed seed, within the noise
-model of :mod:`replicate.noise`) - one registered builder per paper.
+model of :mod:`replicate.comparison.noise`) - one registered builder per paper.
 
 The rows, in the paper's and the chapter's words. Each headline is restated for the
 leaderboard's one data set, CIFAR-10, and compared with the paper's row for that data set and

@@ -2,7 +2,7 @@
 
 - :func:`rank_figure` -- one panel per (metric, post-hoc setting): every method's rank (1 =
   best) by its mean over seeds, with the 95 % interval of the rank under the noise model
-  (:func:`replicate.noise.rank_intervals`: seeds and test examples resampled) as a bar and
+  (:func:`replicate.comparison.noise.rank_intervals`: seeds and test examples resampled) as a bar and
   the mean rank over the resamples.
 - :func:`pairs_figure` -- the paired comparisons over seeds
   (:func:`.views.paired_matrix`) as two methods x methods maps: the mean
@@ -26,7 +26,7 @@ from .views import matrix
 
 def rank_figure(panels: Mapping[str, pd.DataFrame], labels: Mapping[str, str] | None = None, caption_text: str = "",
                 level: float = 0.95):
-    """``panels`` maps a panel title to a :func:`replicate.noise.rank_intervals` frame. Methods are sorted by
+    """``panels`` maps a panel title to a :func:`replicate.comparison.noise.rank_intervals` frame. Methods are sorted by
     their rank in the first panel; every panel uses that order, so a method's row can be
     followed across panels. Returns the figure."""
     if not panels:

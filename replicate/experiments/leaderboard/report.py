@@ -11,7 +11,7 @@ the sections of its :class:`replicate.comparison.report.Report` (:func:`report`)
 ``summary``
     its mean, standard deviation and Student-t interval over seeds (:func:`summarise_board`);
 ``ranks``
-    the rank intervals of the noise model (:func:`replicate.noise.rank_intervals`: seeds and
+    the rank intervals of the noise model (:func:`replicate.comparison.noise.rank_intervals`: seeds and
     test examples resampled, the same draws for every method) by ECE before, after TS and
     after FTS, and by the test error;
 ``agreement``
@@ -51,9 +51,9 @@ from ...claims.claim import claims_log
 from ...claims.evidence import Cell, Exact, Missing, Names
 from ...comparison import report as rpt
 from ...comparison import stats
-from ...noise import RowRuns, RunsEvidence, Scored, rank_intervals
-from ...noise.runs import DEFAULT_OOD
-from ...noise.scores import point
+from ...comparison.noise import RowRuns, RunsEvidence, Scored, rank_intervals
+from ...comparison.noise.runs import DEFAULT_OOD
+from ...comparison.noise.scores import point
 from ...papers import PAPERS
 from .claims import definitions, labels, name, ours_of
 from .plan import AGREEMENT_COLUMNS, CHAPTER, EXCLUDED, FTS_PAPER, FTS_SETTING, HEADLINE, SECTION, plan
@@ -122,7 +122,7 @@ def fits(runs: dict, log=None) -> dict:
 def calibrate_logits(test_logits, test_labels, setting: str, T: float = 1.0, gamma: float = math.nan,
                      ood: dict | None = None) -> Scored:
     """The test (and out-of-distribution, ``{set: logits}``) probabilities after ``setting``
-    with the fitted ``T`` and ``gamma``, as the noise model's :class:`replicate.noise.Scored`."""
+    with the fitted ``T`` and ``gamma``, as the noise model's :class:`replicate.comparison.noise.Scored`."""
     from ...posthoc.fts import fts_log_probs
 
     check_setting(setting)
@@ -205,7 +205,7 @@ def our_evidence(runs: dict, cal: dict, source: str, **kw) -> RunsEvidence:
 
 def ranks(ev: RunsEvidence, methods, metric: str, setting: str) -> pd.DataFrame:
     """The rank of each of ``methods`` by ``metric`` after ``setting`` with its 95 % interval
-    under the noise model (:func:`replicate.noise.rank_intervals`; rank 1 the best)."""
+    under the noise model (:func:`replicate.comparison.noise.rank_intervals`; rank 1 the best)."""
     check_metric(metric), check_setting(setting)
     row = ev.rows()[0].name
     out = rank_intervals(ev, row, [Cell(k, metric, setting) for k in methods], metric in HIGHER_IS_BETTER)

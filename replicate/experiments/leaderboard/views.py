@@ -169,9 +169,9 @@ def neighbours_overlap(ranks: pd.DataFrame) -> tuple[int, int]:
 
 def identical_models(runs: dict) -> list[tuple[str, str]]:
     """Pairs of methods whose runs have identical test logits at every seed
-    (:func:`replicate.noise.fingerprint`; e.g. the two AdaFocal rules when no gamma reaches a
+    (:func:`replicate.comparison.noise.fingerprint`; e.g. the two AdaFocal rules when no gamma reaches a
     bound, where the rules coincide): one model trained twice under two names."""
-    from ...noise import fingerprint
+    from ...comparison.noise import fingerprint
 
     methods = list(dict.fromkeys(m for m, _ in runs))
     seeds = sorted({s for _, s in runs})

@@ -36,7 +36,7 @@ __all__ = ["N_BOOT", "N_BOOT_SLOW", "METRICS", "SLOW", "VECTORISED", "RowRuns", 
 def rule_text() -> str:
     """The decision rule and the noise model in words, with their thresholds: the sentence
     every experiment chapter's verdict section quotes (glue key ``noise_rule``)."""
-    from ..claims import wording
+    from ...claims import wording
 
     return (f"a claim holds on our runs only when the 95 % interval of its statistic (a difference of two cells, a "
             f"cell minus the best of its rivals, a temperature) lies wholly on the claimed side of its threshold, "

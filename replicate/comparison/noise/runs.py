@@ -5,11 +5,11 @@ the methods a chapter's claims name, ``{(method, setting, seed): Run}`` - every 
 seed, not only the seeds the chapter shows. A table cell (:class:`replicate.claims.evidence.Cell`)
 is the mean over the method's seeds of its metric, after the post-hoc setting the cell
 names (T as the chapter's table chose it). Its draws are the two-level bootstrap of
-:mod:`replicate.noise.resampling`: seeds resampled, then the test examples, the same draws for
+:mod:`replicate.comparison.noise.resampling`: seeds resampled, then the test examples, the same draws for
 every method and seed of the row, so that a difference or a rank of several cells has one
 interval holding both the seeds' spread and the shared test set's. A chosen temperature
 (``metric="T"``) is resampled over the validation examples instead (T chosen again on each
-resample, :mod:`replicate.noise.temperatures`). With one seed the model reduces to the
+resample, :mod:`replicate.comparison.noise.temperatures`). With one seed the model reduces to the
 paired bootstrap over the test examples (nothing measures the training noise then, and the
 row's noise text says so).
 
@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import metrics as _m
-from .. import posthoc
-from ..claims.evidence import Cell, Draws, Evidence, Named, Names, Row
+from ... import metrics as _m
+from ... import posthoc
+from ...claims.evidence import Cell, Draws, Evidence, Named, Names, Row
 from . import resampling, scores, temperatures
 from .resampling import N_BOOT, N_BOOT_SLOW
 
@@ -39,7 +39,7 @@ class RowRuns:
     """One row of our runs: ``runs`` ``{(method, setting, seed): Run}`` of one data set and
     network (``setting`` ``""`` for the main table). ``temperatures`` ``{(method,
     setting, seed, selector): T}``: the T the chapter's tables used (chosen again by
-    :func:`replicate.noise.temperatures.chosen` when absent); ``t_selected_by`` ``{metric:
+    :func:`replicate.comparison.noise.temperatures.chosen` when absent); ``t_selected_by`` ``{metric:
     selector}`` (default ``"ece"``); ``ood_settings`` ``{table setting: OOD set}``: the
     settings whose AUROC reads an out-of-distribution set of the main runs
     (``{"ood=SVHN": "svhn"}``); ``named`` ``{key: Draws or reason}`` for the chapter's
@@ -249,7 +249,7 @@ def calibrate(run, post: str, selector: str = "ece", T: float | None = None) -> 
         convert = lambda zz: _m._log_softmax(np.asarray(zz, dtype=np.float64) / T)  # noqa: E731
         lp = convert(z)
     elif post == "fts":
-        from ..posthoc.fts import fts_log_probs
+        from ...posthoc.fts import fts_log_probs
 
         fit = posthoc.fit_focal_temperature(np.asarray(zv, dtype=np.float64), yv, metric="ece",
                                             temperatures=posthoc.TS_GRID)

@@ -3,7 +3,7 @@
 :class:`Scored` is one run after one post-hoc setting: its test probabilities, the
 log-probability of each test label, and its probabilities on the out-of-distribution sets it
 recorded. :func:`replicated` gives a metric (percent, as the papers print them) on each row
-of a weight matrix (:func:`replicate.noise.resampling.weights`):
+of a weight matrix (:func:`replicate.comparison.noise.resampling.weights`):
 
 - sums of per-example terms are one matrix product ``W @ terms``: the test error, NLL, Brier
   score, |S99| and the accuracy on S99 (ratios of two such sums), and the binned ECE family
@@ -20,7 +20,7 @@ of a weight matrix (:func:`replicate.noise.resampling.weights`):
   the Gaussian smoothing as one batch of FFTs and relplot's bisection on the bandwidth run
   for all resamples in step;
 - every other metric (the sweep ECEs, smCE) is recomputed on each of the first
-  :data:`~replicate.noise.resampling.N_BOOT_SLOW` resamples, as the plain loop does.
+  :data:`~replicate.comparison.noise.resampling.N_BOOT_SLOW` resamples, as the plain loop does.
 
 :func:`plain` is that plain loop for any metric: the tests check the vectorised path
 against it on fixed draws.
@@ -33,19 +33,19 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
-from .. import binning as _b
-from .. import metrics as _m
+from ... import binning as _b
+from ... import metrics as _m
 from .resampling import N_BOOT_SLOW, indices, matmul
 
 N_BINS = 15
 #: Metrics computed for all resamples at once (the equal-mass ECEs and the smooth ECE on the
-#: first :data:`~replicate.noise.resampling.N_BOOT_SLOW` of them: their bins move with the resample).
+#: first :data:`~replicate.comparison.noise.resampling.N_BOOT_SLOW` of them: their bins move with the resample).
 VECTORISED = ("ece", "mce", "classwise_ece", "error", "accuracy", "nll", "brier", "s99_fraction", "s99_accuracy",
               "auroc", "adaece", "debiased_ece", "debiased_ece_30", "smece")
 
 
 def _smce(p, y):
-    from .. import smce
+    from ... import smce
 
     return smce.top_label_smce(p, y, validate=False)
 

@@ -13,7 +13,7 @@ Every resample ``b`` of a row of our runs is one draw of a two-level bootstrap:
 
 A resampled metric is then a matrix product: per-example terms (a hit, a log-loss, a
 residual in its bin) summed with the weights of each resample, ``W @ terms``
-(:mod:`replicate.noise.scores`); the matrices are kept per size for the process (a
+(:mod:`replicate.comparison.noise.scores`); the matrices are kept per size for the process (a
 row of 10,000 test examples and 1,000 resamples: 80 MB). The first ``k`` rows of ``W`` are themselves a valid set of
 ``k`` resamples, so metrics that must be recomputed one resample at a time use the first
 :data:`N_BOOT_SLOW` rows of the same draws and stay joint with the rest.

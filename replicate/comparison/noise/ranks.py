@@ -1,7 +1,7 @@
 """Ranks of several cells with intervals, from the noise model's joint draws.
 
 The rank of a method is the rank of its cell among the others' on each joint resample
-(seeds, then test examples, the same draws for every method: :mod:`replicate.noise.runs`);
+(seeds, then test examples, the same draws for every method: :mod:`replicate.comparison.noise.runs`);
 its interval is the central ``level`` share of those ranks. A rank interval of ``[1, 1]`` is
 the same statement as :class:`replicate.claims.tests.Lowest` holding: the cell is below every
 rival on at least ``(1 + level) / 2`` of the resamples.
@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from ..claims.decide import ALPHA
-from ..claims.evidence import Cell
+from ...claims.decide import ALPHA
+from ...claims.evidence import Cell
 
 
 def rank_intervals(ev, row: str, cells, higher_is_better: bool = False, level: float = 1 - ALPHA) -> pd.DataFrame:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..claims.decide import decide, interval, needs_text
-from ..claims.evidence import Cell
+from ...claims.decide import decide, interval, needs_text
+from ...claims.evidence import Cell
 from . import resampling, scores
 
 
 def walkthrough(ev, row: str, a: Cell, b: Cell, op: str = "<", shown: int = 5) -> dict:
     """The two-level bootstrap of ``a - b`` in ``row`` of ``ev`` (a
-    :class:`replicate.noise.RunsEvidence`), step by step: ``seeds`` (per cell), ``per_seed``
+    :class:`replicate.comparison.noise.RunsEvidence`), step by step: ``seeds`` (per cell), ``per_seed``
     (a frame: each seed's value of each cell on every test example), ``resamples`` (a frame of
     the first ``shown`` resamples: the seeds drawn, the distinct test examples drawn, each
     cell's mean over its drawn seeds, the difference), ``point``, ``low``, ``high``,

@@ -3,22 +3,22 @@
 A run's optimal temperature is the grid value (the papers' 0.1..10.0) that minimises a
 validation metric. Its noise is that of the validation set: :func:`replicated` draws the
 validation examples with replacement (the rows of a weight matrix,
-:func:`replicate.noise.resampling.weights` of stream ``"val"``) and chooses T again on each
+:func:`replicate.comparison.noise.resampling.weights` of stream ``"val"``) and chooses T again on each
 resample. For the ECE and the NLL this is vectorised over the grid and the resamples: every
 example's top-label confidence and log-loss at every grid T are computed once, and each
 resample's ECE (its bins' weighted residual sums) or NLL at every T is one matrix product;
 the first grid value within a relative 1e-12 of the minimum wins, as in
 :func:`replicate.posthoc.fit_temperature`. The equal-mass ECE (AdaECE) is refitted by
 :func:`replicate.posthoc.fit_temperature` on each of the first
-:data:`~replicate.noise.resampling.N_BOOT_SLOW` resamples.
+:data:`~replicate.comparison.noise.resampling.N_BOOT_SLOW` resamples.
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy import sparse
 
-from .. import binning as _b
-from .. import posthoc
+from ... import binning as _b
+from ... import posthoc
 from .resampling import N_BOOT_SLOW, indices, matmul
 from .scores import N_BINS
 
