@@ -289,3 +289,17 @@ def test_one_seed_interval_agrees_with_scipy_bootstrap():
                         n_resamples=2000, random_state=np.random.default_rng(1)).confidence_interval
     width = hi - lo
     assert abs(ref.low - lo) < 0.15 * width and abs(ref.high - hi) < 0.15 * width
+
+
+def test_width_sums_are_the_reliability_bins_on_every_resample():
+    z, y = _tied(seed=7)
+    p = np.exp(metrics._log_softmax(z))
+    w = resampling.weights(len(y), 6, 2)
+    count, sc, sh = scores.width_sums(p, y, w)
+    for b in range(6):
+        i = resampling.indices(w[b])
+        rb = metrics.reliability_bins(p[i], y[i])
+        np.testing.assert_array_equal(count[b], rb.count)
+        filled = rb.count > 0
+        np.testing.assert_allclose(sc[b][filled] / count[b][filled], rb.mean_confidence[filled], rtol=1e-12)
+        np.testing.assert_allclose(sh[b][filled] / count[b][filled], rb.accuracy[filled], rtol=1e-12)

@@ -10,7 +10,7 @@
 - :mod:`.check` -- the headless-Chromium check of every built page (``python -m replicate.book.check``);
 - :mod:`.notebook_checks` -- warnings in executed chapters;
 - :mod:`.scale` -- the scale box atop every experiment chapter (its numbers come from
-  :func:`replicate.comparison.scale.describe`, ``rp.comparison.scale.box(runs)`` makes it):
+  :func:`replicate.comparison.scale.describe`; a chapter's report makes the box):
   the runs' size and the noise floor of their ECE.
 
 Nothing here imports the chapters: the book machinery sits below the package's analyses.

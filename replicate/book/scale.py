@@ -3,8 +3,8 @@ are and what they can decide, said on its first screen.
 
 The numbers of the box - training images, epochs and SGD steps, augmentation, network, test
 error, test-set size, and the ECE that a *perfectly calibrated* model would show at that
-test-set size (the noise floor) - are a :class:`Scale`, computed from the chapter's runs by
-:func:`replicate.comparison.scale.describe`. :class:`ScaleBox` writes them as a MyST
+test-set size (the noise floor) - are a :class:`replicate.comparison.scale.Scale`, computed
+from the chapter's runs by :func:`replicate.comparison.scale.describe`. :class:`ScaleBox` writes them as a MyST
 admonition (``text/markdown``, for ``{glue:md}`` at the top of the chapter) and as HTML
 (``text/html``, for the cross-page ``{glue:any}`` of the book's introduction); what a profile
 can and cannot decide is :data:`VERDICT_SCOPE`, one entry per profile, so a chapter
@@ -13,7 +13,6 @@ rendered at ``gpu`` says so with its own numbers.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
 
 #: profile -> (what its runs can decide, what they cannot); ``{floor}`` is the noise floor.
 VERDICT_SCOPE = {
@@ -34,37 +33,7 @@ VERDICT_SCOPE = {
               "seeds"),
 }
 
-__all__ = ["VERDICT_SCOPE", "FLOOR_LINK", "Scale", "ScaleBox"]
-
-
-@dataclass(frozen=True)
-class Scale:
-    """The scale of a set of runs (see :func:`describe`); errors and floors in percent."""
-
-    profile: str
-    data: str
-    networks: tuple[str, ...]
-    n_runs: int
-    seeds: tuple[int, ...]
-    n_train: int
-    n_val: int
-    n_test: int
-    epochs: tuple[int, ...]
-    batch_size: int
-    steps: tuple[int, ...]
-    augment: bool
-    precision: str
-    error: tuple[float, float]
-    floor: tuple[float, float]
-    floor_reps: int
-    paper_n_train: int
-    paper_epochs: int
-    paper_steps: int
-
-    @property
-    def floor_text(self) -> str:
-        lo, hi = self.floor
-        return f"{lo:.1f}" if round(lo, 1) == round(hi, 1) else f"{lo:.1f}-{hi:.1f}"
+__all__ = ["VERDICT_SCOPE", "FLOOR_LINK", "ScaleBox"]
 
 
 def _span(values, fmt="{:,}") -> str:
@@ -75,7 +44,7 @@ def _span(values, fmt="{:,}") -> str:
 
 
 # ----------------------------------------------------------------------------- the box
-def _items(s: Scale, link: str | None) -> tuple[str, list[tuple[str, str]]]:
+def _items(s, link: str | None) -> tuple[str, list[tuple[str, str]]]:
     scope = VERDICT_SCOPE.get(s.profile, VERDICT_SCOPE["paper"])
     can, cannot = (x.format(floor=s.floor_text) for x in scope)
     papers = s.profile in ("paper",)
@@ -112,7 +81,7 @@ class ScaleBox:
     section), ``_repr_html_`` the same text as an HTML admonition (no link), ``scale`` the
     numbers."""
 
-    def __init__(self, scale: Scale):
+    def __init__(self, scale):
         self.scale = scale
 
     def _repr_markdown_(self) -> str:

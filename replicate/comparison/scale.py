@@ -18,9 +18,10 @@ metric). :func:`clt_floor` is the chapter's central-limit prediction of the same
 
 - :func:`describe` -> :class:`Scale`, the numbers (the data's name from :func:`data_name`, which
   the chapters' captions use too, as :func:`replicate.comparison.data_name`);
-- :func:`box` -> :class:`ScaleBox`, a MyST admonition (``text/markdown``, for
-  ``{glue:md}`` at the top of the chapter) with the same text as HTML (``text/html``, for
-  the cross-page ``{glue:any}`` of the book's introduction).
+- the box itself, a MyST admonition (``text/markdown``, for ``{glue:md}`` at the top of the
+  chapter) with the same text as HTML (``text/html``, for the cross-page ``{glue:any}`` of
+  the book's introduction), is :class:`replicate.book.scale.ScaleBox` of a :class:`Scale`:
+  each chapter's report makes it.
 
 What the box says a profile can and cannot decide is :data:`replicate.book.scale.VERDICT_SCOPE`,
 one entry per profile, so a chapter rendered at ``gpu`` says so with its own numbers.
@@ -29,11 +30,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
 from .. import metrics
-from ..book.scale import Scale, ScaleBox
 from ..profiles import get_profile
 from ..synthetic import as_generator, estimator_study
 
@@ -44,7 +45,7 @@ OFFICIAL_TRAIN = {"cifar10": 50_000, "cifar100": 50_000, "svhn": 73_257, "tiny_i
 FLOOR_REPS = 100
 N_BINS = 15
 
-__all__ = ["OFFICIAL_TRAIN", "CalibratedTwin", "calibrated_ece", "clt_floor", "data_name", "describe", "box"]
+__all__ = ["OFFICIAL_TRAIN", "CalibratedTwin", "calibrated_ece", "clt_floor", "Scale", "data_name", "describe"]
 
 
 # ----------------------------------------------------------------------------- noise floor
@@ -111,6 +112,36 @@ def _network(resolved: dict) -> str:
     return resolved["model"] + (f" ({params})" if params else "")
 
 
+@dataclass(frozen=True)
+class Scale:
+    """The scale of a set of runs (see :func:`describe`); errors and floors in percent."""
+
+    profile: str
+    data: str
+    networks: tuple[str, ...]
+    n_runs: int
+    seeds: tuple[int, ...]
+    n_train: int
+    n_val: int
+    n_test: int
+    epochs: tuple[int, ...]
+    batch_size: int
+    steps: tuple[int, ...]
+    augment: bool
+    precision: str
+    error: tuple[float, float]
+    floor: tuple[float, float]
+    floor_reps: int
+    paper_n_train: int
+    paper_epochs: int
+    paper_steps: int
+
+    @property
+    def floor_text(self) -> str:
+        lo, hi = self.floor
+        return f"{lo:.1f}" if round(lo, 1) == round(hi, 1) else f"{lo:.1f}-{hi:.1f}"
+
+
 def _n_train(resolved: dict) -> int:
     if resolved.get("n_train"):
         return int(resolved["n_train"])
@@ -127,13 +158,9 @@ def data_name(run) -> str:
     recorded = run.data.get("name")
     if recorded:
         return recorded
-    if run.resolved.get("dataset") == "20newsgroups":      # one copy only: no need to load (and embed) it
-        from ..data.text import DISPLAY_NAME
+    from ..runs.build import display_name
 
-        return DISPLAY_NAME
-    from ..runs.build import load_data
-
-    return load_data(run.resolved).info.display_name
+    return display_name(run.resolved)
 
 
 #: :func:`data_name` under a name that :func:`describe`'s argument ``data_name`` does not hide
@@ -175,8 +202,3 @@ def describe(runs, data_name: str | None = None, reps: int = FLOOR_REPS, rng=0) 
         error=(min(errors), max(errors)), floor=(min(floors), max(floors)), floor_reps=reps,
         paper_n_train=paper_train, paper_epochs=paper.epochs,
         paper_steps=paper.epochs * math.ceil(paper_train / paper.batch_size))
-
-
-def box(runs, data_name: str | None = None, reps: int = FLOOR_REPS, rng=0) -> ScaleBox:
-    """The scale box of the image runs of ``runs`` (see :func:`describe`)."""
-    return ScaleBox(describe(runs, data_name, reps=reps, rng=rng))

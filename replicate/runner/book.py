@@ -104,12 +104,9 @@ def default_workers() -> int:
     usable CPU cores, at most 2 (each chapter's kernel computes on one core most of the time)."""
     env = os.environ.get(WORKERS_ENV)
     if env:
-        from ..checks import positive_int
-
-        try:
-            return positive_int(WORKERS_ENV, int(env))
-        except ValueError:
-            raise ValueError(f"{WORKERS_ENV} must be a positive integer; got {env!r}") from None
+        if not env.isdigit() or int(env) < 1:
+            raise ValueError(f"{WORKERS_ENV} must be a positive integer; got {env!r}")
+        return int(env)
     n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(2, n))
 

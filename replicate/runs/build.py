@@ -73,3 +73,14 @@ def build(resolved: dict, data_dir=None):
         model = models.get_model(resolved["model"], splits.info.num_classes, **model_arguments(resolved, splits.info))
     loss = losses.get_loss(resolved["loss"], **resolved["loss_params"])
     return splits, model, loss
+
+
+def display_name(resolved: dict, data_dir=None) -> str:
+    """The display name of the data copy a run of ``resolved`` reads (e.g. "CIFAR-10 (JPEG
+    q75)"): 20 Newsgroups has one copy, named without loading it; any other data set is
+    loaded (from the data cache) and named by its loader."""
+    if resolved.get("dataset") == "20newsgroups":
+        from ..data.text import DISPLAY_NAME
+
+        return DISPLAY_NAME
+    return load_data(resolved, data_dir).info.display_name

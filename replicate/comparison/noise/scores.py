@@ -288,6 +288,22 @@ def _smece(s: Scored, w: np.ndarray) -> np.ndarray:
     return 100 * value(lo, every)
 
 
+def width_sums(probs, labels, w: np.ndarray, n_bins: int = N_BINS):
+    """The equal-width bins of the top-label confidence (the reliability diagram's, closed
+    on the right, :func:`replicate.metrics.reliability_bins`) on every row of the weights ``w``
+    at once: ``(count, sum of confidences, sum of hits)``, each ``(B, n_bins)``, one product
+    of ``w`` with each example's indicator, confidence and hit in its bin."""
+    conf, pred = _b.top_label(np.asarray(probs))
+    hit = (pred == np.asarray(labels)).astype(np.float64)
+    n = conf.size
+    b = _b.bin_index(conf, _b.width_edges(n_bins), "right", uniform=True)
+    terms = sparse.csr_matrix((np.r_[np.ones(n), conf, hit], (np.tile(np.arange(n), 3),
+                                                             np.r_[b, b + n_bins, b + 2 * n_bins])),
+                              shape=(n, 3 * n_bins))
+    sums = matmul(np.asarray(w), terms)
+    return sums[:, :n_bins], sums[:, n_bins:2 * n_bins], sums[:, 2 * n_bins:]
+
+
 def _mass_sums(s: Scored, w: np.ndarray, n_bins: int = N_BINS):
     """Each resample's equal-mass bins (:func:`replicate.binning.mass_edges` of its
     confidences, with duplicates) as ``(count, sum of confidences, sum of hits)``, each

@@ -213,8 +213,8 @@ def run_bins(run, w: np.ndarray) -> dict:
     import torch
     from scipy import sparse
 
-    from ...losses.gamma_bins import equal_mass_edges
     from ...comparison.noise.resampling import matmul
+    from ...losses.gamma_bins import equal_mass_edges
 
     z, y = run.logits("val")
     z = np.asarray(z, dtype=np.float64)
@@ -394,6 +394,7 @@ def same_models(p: cmp.Plan, runs: dict) -> list:
 
 def report(p: cmp.Plan, runs: dict) -> rpt.Report:
     """The chapter's report from its plan and finished runs (``{group: {(method, seed): Run}}``)."""
+    from ...book.scale import ScaleBox
     from ...comparison import scale
 
     wide = {g: rpt.with_store_seeds(runs[g], p.group(g)) for g in runs}
@@ -402,7 +403,7 @@ def report(p: cmp.Plan, runs: dict) -> rpt.Report:
         "intervals": lambda r: _intervals(p, runs["image"], {"image": r["evaluation"]["image"]}),
         "claims": lambda r: decide(p, runs),
         "same_models": lambda r: same_models(p, runs),
-        "scale_box": lambda r: scale.box(runs),
+        "scale_box": lambda r: ScaleBox(scale.describe(runs)),
     }
     return rpt.Report(CHAPTER, p.profile, rpt.keys_of(wide), sections)
 

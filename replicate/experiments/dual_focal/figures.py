@@ -229,17 +229,12 @@ def bin_gaps(probs, labels, w, n_bins: int = 15) -> tuple[np.ndarray, np.ndarray
     confidence (the reliability diagram's, :func:`replicate.metrics.reliability_bins`) on each
     resample (row) of ``w``: ``(B, n_bins)`` (NaN where a bin is empty), and the counts on all
     the data: one product of ``w`` with the per-example residual and count of each bin."""
-    from ... import binning as _b
+    from ...comparison.noise.scores import width_sums
 
-    conf, pred = _b.top_label(probs)
-    b = _b.bin_index(conf, _b.width_edges(n_bins), "right", uniform=True)
-    terms = np.zeros((len(conf), 2 * n_bins))
-    terms[np.arange(len(conf)), b] = (pred == labels) - conf
-    terms[np.arange(len(conf)), n_bins + b] = 1.0
-    sums = np.asarray(w, dtype=np.float64) @ terms
-    r, c = sums[:, :n_bins], sums[:, n_bins:]
+    count, sc, sh = width_sums(probs, labels, np.vstack([np.ones((1, len(labels))), np.asarray(w)]), n_bins)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.abs(r) / np.where(c > 0, c, np.nan), np.bincount(b, minlength=n_bins)
+        gap = np.abs(sh[1:] - sc[1:]) / np.where(count[1:] > 0, count[1:], np.nan)
+    return gap, count[0].astype(np.int64)
 
 
 def frames(p: cmp.Plan, runs: dict) -> dict:

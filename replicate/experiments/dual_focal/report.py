@@ -367,6 +367,7 @@ def identical(runs: dict) -> dict:
 
 def report(p: cmp.Plan, runs: dict) -> rpt.Report:
     """The chapter's report from its plan and finished runs (``{group: {(key, seed): Run}}``)."""
+    from ...book.scale import ScaleBox
     from ...comparison import scale
 
     wide = {g: rpt.with_store_seeds(runs[g], p.group(g)) for g in runs}
@@ -376,7 +377,7 @@ def report(p: cmp.Plan, runs: dict) -> rpt.Report:
         "intervals": lambda r: intervals(p, runs),
         "claims": lambda r: decide(p, runs),
         "identical": lambda r: identical(runs),
-        "scale_box": lambda r: scale.box(runs),
+        "scale_box": lambda r: ScaleBox(scale.describe(runs)),
     }
     return rpt.Report(dfl.CHAPTER, p.profile, rpt.keys_of(wide), sections)
 

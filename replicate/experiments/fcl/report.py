@@ -152,25 +152,17 @@ def _reliability_named(ce: dict, row: str, min_share: float = 0.01) -> dict:
     holding at least ``min_share`` of the test set): the mean gap confidence - accuracy above
     and below confidence 0.5 and the smallest bin gap above it, in points, with the two-level
     bootstrap's draws (seeds, then the test examples: the weights of every Cell)."""
-    from scipy import sparse
-
-    from ... import binning
-
     per, bins = [], []
     for s in sorted(ce):
         z, y = ce[s].logits("test")
         z = np.asarray(z, dtype=np.float64)
         p = np.exp(z - z.max(1, keepdims=True))
-        conf, pred = binning.top_label(p / p.sum(1, keepdims=True))
-        n, b = conf.size, binning.bin_index(conf, binning.width_edges(15), "right", uniform=True)
-        cols = np.r_[b, b + 15, b + 30]
-        vals = np.r_[conf - (pred == y).astype(np.float64), np.ones(n), conf]
-        m = sparse.csr_matrix((vals, (np.tile(np.arange(n), 3), cols)), shape=(n, 45))
+        n = len(y)
         w = np.vstack([np.ones((1, n)), resampling.weights(n, N_BOOT, 0, "test")])
-        sums = resampling.matmul(w, m)
-        gap, cnt = sums[:, :15], sums[:, 15:30]
+        cnt, conf_sum, hit_sum = scores.width_sums(p / p.sum(1, keepdims=True), y, w, 15)
+        gap = conf_sum - hit_sum
         full = cnt[0] >= min_share * n
-        high = full & (sums[0, 30:] >= 0.5 * cnt[0])
+        high = full & (conf_sum[0] >= 0.5 * cnt[0])
         per.append((100 * gap[:, high].sum(1) / cnt[:, high].sum(1), 100 * gap[:, full & ~high].sum(1)
                     / cnt[:, full & ~high].sum(1), 100 * gap / np.where(cnt > 0, cnt, np.nan), n))
         bins.append(high)
@@ -320,6 +312,7 @@ def _intervals(p: cmp.Plan, runs: dict, frames: dict) -> dict:
 
 def report(p: cmp.Plan, runs: dict) -> rpt.Report:
     """The chapter's report from its plan and finished runs (``{group: {(method, seed): Run}}``)."""
+    from ...book.scale import ScaleBox
     from ...comparison import scale
     from .views import coincidences
 
@@ -335,7 +328,7 @@ def report(p: cmp.Plan, runs: dict) -> rpt.Report:
         "fts_column": lambda r: cmp.fts_column(image, p.methods["image"], metric="ece", select="ece", grid="code")
         if image else None,
         "identical": lambda r: coincidences(p, wide),
-        "scale_box": lambda r: scale.box(runs),
+        "scale_box": lambda r: ScaleBox(scale.describe(runs)),
     }
     return rpt.Report(CHAPTER, p.profile, rpt.keys_of(wide), sections)
 

@@ -57,6 +57,7 @@ def _intervals(p: cmp.Plan, image: dict, frames: dict) -> dict:
 
 def report(p: cmp.Plan, runs: dict) -> rpt.Report:
     """The chapter's report from its plan and finished runs (``{group: {(method, seed): Run}}``)."""
+    from ...book.scale import ScaleBox
     from ...comparison import scale
 
     image = runs.get("image", {})
@@ -68,7 +69,7 @@ def report(p: cmp.Plan, runs: dict) -> rpt.Report:
         "fts_column": lambda r: cmp.fts_column(image, p.methods["image"], metric="ece", select="ece", grid="code"),
         "ts_code": lambda r: cmp.evaluate_posthoc(image, posthoc_settings=("ts",), select="ece", metrics=("ece",),
                                                   grid="code"),
-        "scale_box": lambda r: scale.box(runs),
+        "scale_box": lambda r: ScaleBox(scale.describe(runs)),
     }
     return rpt.Report(CHAPTER, p.profile, rpt.keys_of(wide), sections)
 

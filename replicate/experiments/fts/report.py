@@ -362,6 +362,7 @@ def confident_demo(scale: float = 14.0, beta: float = 1.6, n_val: int = 5000, n_
 def report(p: cmp.Plan, runs: dict, grid: str = "code", log=None) -> rpt.Report:
     """The chapter's report from its plan and finished runs (``{"image": {(method, seed): Run}}``)
     over the T grid ``grid``."""
+    from ...book.scale import ScaleBox
     from ...comparison import scale
 
     grid = check_grid(grid)
@@ -389,7 +390,7 @@ def report(p: cmp.Plan, runs: dict, grid: str = "code", log=None) -> rpt.Report:
         "clamp": lambda r: clamp_effect({"our runs": np.concatenate([x.logits("test")[0] for x in shown.values()]),
                                          "synthetic confident model": confident_logits()[0][5000:]}),
         "demo": lambda r: confident_demo(grid=grid),
-        "scale_box": lambda r: scale.box(shown),
+        "scale_box": lambda r: ScaleBox(scale.describe(shown)),
     }
     return rpt.Report(CHAPTER, p.profile, rpt.keys_of(wide), sections, extra=f"grid={grid}")
 

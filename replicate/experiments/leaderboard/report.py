@@ -378,6 +378,7 @@ def decide(p: cmp.Plan, runs: dict | None, fitted: dict | None = None, papers=tu
 
 def report(p: cmp.Plan, runs: dict) -> rpt.Report:
     """The chapter's report from its plan and finished runs (``{"image": {(method, seed): Run}}``)."""
+    from ...book.scale import ScaleBox
     from ...comparison import scale
 
     image = runs["image"]
@@ -403,7 +404,7 @@ def report(p: cmp.Plan, runs: dict) -> rpt.Report:
         "agreement": lambda r: agreement(shown(r), p.methods["image"], {
             (s, m): r["ranks"][t] for t, (m, s) in RANK_PANELS.items()}),
         "claims": lambda r: decide(p, image, cal=cal(r)),
-        "scale_box": lambda r: scale.box(runs),
+        "scale_box": lambda r: ScaleBox(scale.describe(runs)),
     }
     return rpt.Report(CHAPTER, p.profile, rpt.keys_of(wide), sections)
 
