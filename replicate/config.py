@@ -1,4 +1,5 @@
-"""Where things live: the repository root, the data directory, the run stores.
+"""Where things live: the repository root, the data directory, the run stores, and the
+package's own source (:func:`source_hash`, what a result computed by this code is keyed by).
 
 The data directory is resolved, in order, from an explicit argument, the environment
 variable ``REPLICATE_DATA``, and the default ``data/`` folder at the repository root
@@ -46,3 +47,17 @@ def results_dir() -> Path:
     """The committed results store: ``$REPLICATE_RESULTS`` or ``<repo>/results``."""
     env = os.environ.get(RESULTS_ENV)
     return Path(env).expanduser().resolve() if env else repo_root() / "results"
+
+
+def source_hash() -> str:
+    """SHA-256 (first 16 hex digits) over every ``*.py`` file of the ``replicate`` package:
+    files in sorted order, each relative path hashed with its bytes, so the hash changes
+    exactly when the package's source changes (:func:`replicate.provenance.package_hash`)."""
+    import hashlib
+
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]

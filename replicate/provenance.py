@@ -22,14 +22,12 @@ def package_hash() -> str:
     """SHA-256 (first 16 hex digits) over every ``*.py`` file of the ``replicate`` package.
 
     Files are visited in sorted order and their relative paths are hashed with their
-    bytes, so the hash changes exactly when the package's source changes.
+    bytes, so the hash changes exactly when the package's source changes
+    (:func:`replicate.config.source_hash`).
     """
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(str(path.relative_to(root)).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+    from .config import source_hash
+
+    return source_hash()
 
 
 def git_commit(cwd: str | Path | None = None) -> str:

@@ -25,12 +25,12 @@ KEEP = 4
 
 @functools.lru_cache(maxsize=1)
 def code_version() -> str:
-    """The hash of every Python module of the package (:func:`replicate.provenance.package_hash`,
-    what run records and executed chapters record): nothing computed by other code is read
-    back."""
-    from ..provenance import package_hash
+    """The hash of every Python module of the package (:func:`replicate.config.source_hash`,
+    the package hash that run records and executed chapters record): nothing computed by
+    other code is read back."""
+    from ..config import source_hash
 
-    return package_hash()
+    return source_hash()
 
 
 def folder() -> Path:

@@ -214,14 +214,13 @@ def run_bins(run, w: np.ndarray) -> dict:
     from scipy import sparse
 
     from ...comparison.noise.resampling import matmul
-    from ...losses.gamma_bins import equal_mass_edges
+    from ...training.diagnostics import validation_bins
 
     z, y = run.logits("val")
-    z = np.asarray(z, dtype=np.float64)
-    p = np.exp(z - z.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)
+    p = torch.softmax(torch.as_tensor(z).double(), dim=1).numpy()     # as the loss and its records bin it
     conf, hit = p.max(axis=1), (p.argmax(axis=1) == np.asarray(y)).astype(np.float64)
-    edges = equal_mass_edges(torch.as_tensor(conf), cl.VAL_BINS).numpy()
+    edges = np.asarray(validation_bins(torch.as_tensor(z), torch.as_tensor(np.asarray(y)),
+                                       n_bins=cl.VAL_BINS)["edges"])
     idx = np.searchsorted(edges[1:-1], conf, side="right")
     n, k = len(conf), cl.VAL_BINS
     rows = np.tile(np.arange(n), 3)
