@@ -69,7 +69,7 @@ GUARDS = ("broadcast", "row", "none")
 #: Validation metrics that can choose (gamma_ev, T): log-loss, equal-mass ECE, equal-width ECE.
 SELECT_METRICS = ("nll", "adaece", "ece")
 _GUARD_LOW, _GUARD_HIGH = 1e-5, 1 - 1e-5
-_CHUNK = 1 << 21            # elements of the (temperatures, N, C) blocks
+_CHUNK = 1 << 17            # elements of the (temperatures, N, C) blocks (a few MB: they stay in cache)
 
 
 def check_clamp(clamp) -> float | None:
