@@ -186,7 +186,7 @@ def test_one_seed_reduces_to_the_paired_bootstrap_over_test_examples():
     w = resampling.weights(1500, 300, 0)
     sa, sb = (calibrate(ev.row("toy, net").runs[(m, "", 1)], "none") for m in "ab")
     paired = scores.plain(sa, "ece", w) - scores.plain(sb, "ece", w)
-    from replicate.claims.tests import combine
+    from replicate.claims.evidence import combine
     point, reps, noise, _ = combine(ev, "toy, net", (Cell("a"), Cell("b")), lambda a, b: a - b)
     np.testing.assert_allclose(reps, paired, atol=1e-9)
     assert "one seed" in noise
@@ -247,7 +247,7 @@ def test_a_committed_verdict_survives_a_plain_numpy_recomputation():
         pytest.skip("the committed cpu runs of FLSD-53 and cross-entropy are not in the store")
     ev = RunsEvidence([RowRuns("cifar10, tiny_cnn", "cifar10", "tiny_cnn",
                                {(m, "", s): r for (m, s), r in found.items()})], "cpu", n_boot=40)
-    from replicate.claims.tests import combine
+    from replicate.claims.evidence import combine
     point, reps, _, _ = combine(ev, "cifar10, tiny_cnn", (Cell("flsd53"), Cell("cross_entropy")), lambda a, b: a - b)
     z = {k: r.logits("test")[0] for k, r in found.items()}
     y = found[("flsd53", 1)].logits("test")[1]
@@ -271,7 +271,7 @@ def test_one_seed_interval_agrees_with_scipy_bootstrap():
     error (2,000 resamples each, different draws)."""
     import scipy.stats as sst
 
-    from replicate.claims.tests import combine
+    from replicate.claims.evidence import combine
 
     rng = np.random.default_rng(6)
     z, y = _calibrated_draws(2000, 4, rng)

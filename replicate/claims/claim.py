@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import wording
-from .decide import Resolution, not_tested, tally
+from .decide import Resolution, joined, not_tested, tally
 from .evidence import Evidence, Missing, Names, Row
 from .log import ClaimLog
-from .tests import Test, _joined
+from .tests import Test
 from .vocabulary import BEYOND_THE_PAPER, INCONCLUSIVE, NOT_TESTED, beyond, readings
 
 
@@ -85,7 +85,7 @@ def decide_over(test: Test, ev: Evidence, over: Over) -> Resolution:
         outcome = tally(live, wording.needed(over.quantifier, len(live)))
     if len(live) == 1 and not several:
         return next(iter(live.values()))
-    res = _joined(list(got.values()), outcome)
+    res = joined(list(got.values()), outcome)
     skipped = [n for n, r in got.items() if r.verdict == NOT_TESTED]
     text = " | ".join(_row_text(n, r, several) for n, r in got.items() if r.verdict != NOT_TESTED)
     if skipped:

@@ -204,3 +204,20 @@ def tally(outcomes: dict, k: int, what: str = "rows") -> Outcome:
     return inconclusive(f"{k} of {n} {what} must hold: {held} {'holds' if held == 1 else 'hold'}, {failed} "
                         f"{'fails' if failed == 1 else 'fail'}, {len(open_items)} undecided ("
                         + "; ".join(f"{r}: {note}" for r, note in open_items.items()) + ")")
+
+
+def _union(parts) -> tuple:
+    return tuple(dict.fromkeys(u for p in parts for u in p.used))
+
+
+def _noise(parts) -> str:
+    return "; ".join(dict.fromkeys(p.noise for p in parts if p.noise and p.noise != "–")) or "–"
+
+
+def joined(parts, outcome, sep=" | ", labels=None) -> Resolution:
+    """The :class:`Resolution` of several ``parts`` combined into ``outcome``: their texts
+    joined (each after its label), their noise and what they used, kept together."""
+    texts = [p.text if lab is None else f"{lab}: {p.text}" for lab, p in zip(labels or [None] * len(parts), parts)]
+    return Resolution(outcome, text=sep.join(texts), noise=_noise(parts),
+                      needs=outcome.note if outcome.verdict == INCONCLUSIVE else "", used=_union(parts),
+                      parts=tuple(parts))

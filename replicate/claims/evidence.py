@@ -206,3 +206,23 @@ class Exact(Evidence):
             if what in self._absent:
                 return self._absent[what]
         return f"the paper prints no {quantity.label(self.names)} for {row}"
+
+
+def combine(ev, row: str, quantities, fn):
+    """``fn`` of the quantities' draws in ``row``: ``(point, reps, noise, used)``, or the
+    reason a quantity is missing (a string). ``fn`` must work on numbers and on arrays of
+    resamples (a noise-free quantity enters an array as its point, repeated)."""
+    got = []
+    for q in quantities:
+        d = ev.draws(row, q)
+        if isinstance(d, str):
+            return d
+        got.append(d)
+    point = float(fn(*[d.point for d in got]))
+    live = [d.reps for d in got if d.reps is not None]
+    reps = None
+    if live:
+        b = min(len(r) for r in live)
+        reps = np.asarray(fn(*[d.reps[:b] if d.reps is not None else np.full(b, d.point) for d in got]), dtype=float)
+    noise = "; ".join(dict.fromkeys(d.noise for d in got if d.noise))
+    return point, reps, noise, tuple(dict.fromkeys(u for d in got for u in d.used))

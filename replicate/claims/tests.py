@@ -35,9 +35,9 @@ import math
 import numpy as np
 
 from . import wording
-from .decide import (ALPHA, OP_WORDS, Resolution, all_hold, check_op, decide, decide_within, interval, needs_text,
-                     not_tested, tally)
-from .evidence import Cell, Named, Names
+from .decide import (ALPHA, OP_WORDS, Resolution, all_hold, check_op, decide, decide_within, interval, joined,
+                     needs_text, not_tested, tally)
+from .evidence import Cell, Named, Names, combine
 from .vocabulary import FAILS, HOLDS, INCONCLUSIVE, NOT_TESTED, Outcome, readings
 
 
@@ -54,34 +54,6 @@ def _fmt(x: float, digits: int = 2) -> str:
 def _numbers(est: float, low: float, high: float, exact: bool, digits: int = 2) -> str:
     f = lambda x: _fmt(x, digits)  # noqa: E731
     return f(est) if exact else f"{f(est)} [{f(low)}, {f(high)}]"
-
-
-def _union(parts) -> tuple:
-    return tuple(dict.fromkeys(u for p in parts for u in p.used))
-
-
-def _noise(parts) -> str:
-    return "; ".join(dict.fromkeys(p.noise for p in parts if p.noise and p.noise != "–")) or "–"
-
-
-def combine(ev, row: str, quantities, fn):
-    """``fn`` of the quantities' draws in ``row``: ``(point, reps, noise, used)``, or the
-    reason a quantity is missing (a string). ``fn`` must work on numbers and on arrays of
-    resamples (a noise-free quantity enters an array as its point, repeated)."""
-    got = []
-    for q in quantities:
-        d = ev.draws(row, q)
-        if isinstance(d, str):
-            return d
-        got.append(d)
-    point = float(fn(*[d.point for d in got]))
-    live = [d.reps for d in got if d.reps is not None]
-    reps = None
-    if live:
-        b = min(len(r) for r in live)
-        reps = np.asarray(fn(*[d.reps[:b] if d.reps is not None else np.full(b, d.point) for d in got]), dtype=float)
-    noise = "; ".join(dict.fromkeys(d.noise for d in got if d.noise))
-    return point, reps, noise, tuple(dict.fromkeys(u for d in got for u in d.used))
 
 
 class Test:
@@ -287,13 +259,6 @@ def is_one(q) -> Within:
     return Within(q, *wording.T_IS_ONE, text=wording.is_one_text())
 
 
-def _joined(parts, outcome, sep=" | ", labels=None) -> Resolution:
-    texts = [p.text if lab is None else f"{lab}: {p.text}" for lab, p in zip(labels or [None] * len(parts), parts)]
-    return Resolution(outcome, text=sep.join(texts), noise=_noise(parts),
-                      needs=outcome.note if outcome.verdict == INCONCLUSIVE else "", used=_union(parts),
-                      parts=tuple(parts))
-
-
 class AllOf(Test):
     """Parts that must all hold (:func:`replicate.claims.decide.all_hold`)."""
 
@@ -313,7 +278,7 @@ class AllOf(Test):
 
     def run(self, ev, row: str) -> Resolution:
         parts = [t(ev, row) for t in self.tests]
-        return _joined(parts, all_hold(parts))
+        return joined(parts, all_hold(parts))
 
 
 def Trend(quantities, direction: str = "decreasing") -> AllOf:
@@ -355,7 +320,7 @@ class Count(Test):
             return not_tested("; ".join(dict.fromkeys(r.outcome.note for r in got.values())) or "no item to test")
         outcome = tally(live, wording.needed(self.quantifier, len(live)), self.what)
         held = sum(r.verdict == HOLDS for r in live.values())
-        res = _joined(list(live.values()), outcome, labels=list(live))
+        res = joined(list(live.values()), outcome, labels=list(live))
         return Resolution(res.outcome, text=f"{held} of {len(live)} {self.what} hold: {res.text}", noise=res.noise,
                           needs=res.needs, used=res.used, parts=res.parts)
 
@@ -381,7 +346,7 @@ class Readings(Test):
     def run(self, ev, row: str) -> Resolution:
         got = {n: t(ev, row) for n, t in self.tests.items()}
         outcome = readings(**{n: r.outcome for n, r in got.items()})
-        return _joined(list(got.values()), outcome, labels=[n.replace("_", " ") for n in got])
+        return joined(list(got.values()), outcome, labels=[n.replace("_", " ") for n in got])
 
 
 class Not(Test):
@@ -469,4 +434,4 @@ class _AtSeed(Test):
 
 
 __all__ = ["ALPHA", "Test", "Statistic", "Difference", "Lowest", "Highest", "Value", "Within", "near_one", "is_one",
-           "AllOf", "Trend", "Count", "Readings", "Not", "Given", "PerSeed", "combine"]
+           "AllOf", "Trend", "Count", "Readings", "Not", "Given", "PerSeed"]
