@@ -25,6 +25,9 @@ BOOK_PROFILES = ("paper", "gpu")
 BOOK_DIR_ENV = "REPLICATE_BOOK_DIR"
 #: How many chapters ``replicate book`` executes at once (default :func:`default_workers`).
 WORKERS_ENV = "REPLICATE_BOOK_WORKERS"
+#: The thread counts of torch and the BLAS libraries, set to 1 for chapters executed side by
+#: side (unless set already): two kernels with a thread per core each would fight for the cores.
+THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def _copy_book_sources(root: Path, workdir: Path) -> None:
@@ -126,9 +129,10 @@ def _execute_one(args) -> str:
 
 def execute_all(plan, force: bool = False, log=print, workers: int | None = None) -> None:
     """Execute every ``(chapter, profile, target)`` of ``plan``: ``workers`` at a time
-    (processes, default :func:`default_workers`) in book order, then, one at a time, the
-    chapters that read the others' results (:func:`runs_after_chapters`). The first failure
-    stops the build (the chapters already running finish first)."""
+    (processes, default :func:`default_workers`; one compute thread each, :data:`THREAD_ENV`)
+    in book order, then, one at a time, the chapters that read the others' results
+    (:func:`runs_after_chapters`). The first failure stops the build (the chapters already
+    running finish first)."""
     workers = default_workers() if workers is None else workers
     first = [(ch.source, target, chosen, force) for ch, chosen, target in plan if not runs_after_chapters(ch.source)]
     last = [(ch.source, target, chosen, force) for ch, chosen, target in plan if runs_after_chapters(ch.source)]
@@ -140,14 +144,24 @@ def execute_all(plan, force: bool = False, log=print, workers: int | None = None
         from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
         log(f"[replicate] executing {len(first)} chapters, {workers} at a time")
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = [pool.submit(_execute_one, job) for job in first]
-            done, pending = wait(futures, return_when=FIRST_EXCEPTION)
-            for fut in pending:
-                fut.cancel()
-            for fut in futures:
-                if fut.done() and not fut.cancelled() and fut.exception() is not None:
-                    raise fut.exception()
+        saved = {k: os.environ.get(k) for k in THREAD_ENV}
+        for k in THREAD_ENV:                  # one compute thread per chapter: no two kernels fight over a core
+            os.environ.setdefault(k, "1")
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = [pool.submit(_execute_one, job) for job in first]
+                done, pending = wait(futures, return_when=FIRST_EXCEPTION)
+                for fut in pending:
+                    fut.cancel()
+                for fut in futures:
+                    if fut.done() and not fut.cancelled() and fut.exception() is not None:
+                        raise fut.exception()
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
     for ch_source, target, chosen, f in last:
         execute(ch_source, target, profile=chosen, force=f, log=log)
 
