@@ -137,12 +137,25 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    with ProcessPoolExecutor(min(workers, len(groups)), mp_context=multiprocessing.get_context("spawn")) as pool:
-        # the experiment chapters (the slow ones: they evaluate stored runs) start first
-        order = sorted(groups.values(), key=lambda idx: srcs[idx[0]].kind != "experiment")
-        futures = {pool.submit(_build_group, [srcs[i] for i in idx], profile): idx for idx in order}
-        for fut in as_completed(futures):
-            record(futures[fut], fut.result())
+    import os
+
+    threads = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+    saved = {k: os.environ.get(k) for k in threads}
+    for k in threads:
+        os.environ.setdefault(k, "1")        # the workers inherit it: one compute thread each, no fight for cores
+    try:
+        with ProcessPoolExecutor(min(workers, len(groups)), mp_context=multiprocessing.get_context("spawn")) as pool:
+            # the experiment chapters (the slow ones: they evaluate stored runs) start first
+            order = sorted(groups.values(), key=lambda idx: srcs[idx[0]].kind != "experiment")
+            futures = {pool.submit(_build_group, [srcs[i] for i in idx], profile): idx for idx in order}
+            for fut in as_completed(futures):
+                record(futures[fut], fut.result())
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return frames
 
 
