@@ -105,3 +105,13 @@ def test_book_workers_come_from_the_environment_or_the_cores(monkeypatch):
         runner.book.default_workers()
     monkeypatch.delenv(runner.book.WORKERS_ENV)
     assert 1 <= runner.book.default_workers() <= 2
+
+
+def test_the_longest_chapters_start_first(tmp_path):
+    import json
+
+    recorded = tmp_path / "exp_fts.ipynb"
+    recorded.write_text(json.dumps({"metadata": {"replicate": {"wall_time_s": 234.2}}}))
+    assert runner.book.expected_seconds(runner.SOURCE_DIR / "exp_fts.md", recorded) == 234.2
+    assert runner.book.expected_seconds(runner.SOURCE_DIR / "exp_fcl.md", tmp_path / "none.ipynb") == 100.0
+    assert runner.book.expected_seconds(runner.SOURCE_DIR / "protocol.md", tmp_path / "none.ipynb") == 10.0

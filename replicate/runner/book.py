@@ -121,6 +121,18 @@ def runs_after_chapters(source: Path) -> bool:
     return bool(read_notebook(source).metadata.get("replicate", {}).get("after_chapters", False))
 
 
+def expected_seconds(source: Path, target: Path) -> float:
+    """How long the chapter ``source`` is expected to take: the wall time its executed copy
+    ``target`` recorded, else a guess by kind (an experiment chapter evaluates stored runs:
+    100 s; any other chapter: 10 s)."""
+    from .. import experiments
+
+    try:
+        return float(json.loads(Path(target).read_text())["metadata"]["replicate"]["wall_time_s"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 100.0 if Path(source).stem in experiments.CHAPTERS else 10.0
+
+
 def _execute_one(args) -> str:
     source, target, profile, force = args
     execute(source, target, profile=profile, force=force, log=lambda m: print(m, flush=True))
@@ -129,13 +141,15 @@ def _execute_one(args) -> str:
 
 def execute_all(plan, force: bool = False, log=print, workers: int | None = None) -> None:
     """Execute every ``(chapter, profile, target)`` of ``plan``: ``workers`` at a time
-    (processes, default :func:`default_workers`; one compute thread each, :data:`THREAD_ENV`)
-    in book order, then, one at a time, the chapters that read the others' results
-    (:func:`runs_after_chapters`). The first failure stops the build (the chapters already
-    running finish first)."""
+    (processes, default :func:`default_workers`; one compute thread each, :data:`THREAD_ENV`),
+    the longest expected first (:func:`expected_seconds`), then, one at a time, the chapters
+    that read the others' results (:func:`runs_after_chapters`). The first failure stops the
+    build (the chapters already running finish first)."""
     workers = default_workers() if workers is None else workers
     first = [(ch.source, target, chosen, force) for ch, chosen, target in plan if not runs_after_chapters(ch.source)]
     last = [(ch.source, target, chosen, force) for ch, chosen, target in plan if runs_after_chapters(ch.source)]
+    if workers > 1:                        # the longest first, so that no long chapter runs alone at the end
+        first.sort(key=lambda job: -expected_seconds(Path(job[0]), Path(job[1])))
     if workers <= 1 or len(first) <= 1:
         for ch_source, target, chosen, f in first:
             execute(ch_source, target, profile=chosen, force=f, log=log)
