@@ -232,3 +232,16 @@ def test_over_selects_networks_and_ordinals_read_right():
         ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"]
     r = Lowest(A, [B, C])(Drawn({("r", B): (1.0, None)}), "r")
     assert r.verdict == "not tested" and "no Cell(method='a'" in r.outcome.note
+
+
+def test_a_claim_that_fails_its_quantifier_may_hold_with_conditions():
+    rows = [Row("a"), Row("b"), Row("c")]
+    vals = {("a", A): (1.0, None), ("a", B): (2.0, None), ("b", A): (1.0, None), ("b", B): (2.0, None),
+            ("c", A): (3.0, None), ("c", B): (2.0, None)}
+    ev = Drawn(vals, rows)
+    r = decide_over(Difference(A, B, "<"), ev, Over("every", conditional="most"))
+    assert r.verdict == "holds with conditions" and r.outcome.note == "only in 2 of 3 rows: a; b"
+    assert decide_over(Difference(B, A, "<"), ev, Over("every", conditional="most")).verdict == "fails"
+    assert "holds with conditions in more than half" in Over("every", conditional="most").how()
+    with pytest.raises(ValueError, match="give one of them"):
+        Over(conditional="most", readings=(("a", "every"), ("b", "most")))

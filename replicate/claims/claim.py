@@ -19,7 +19,8 @@ from .decide import Resolution, joined, not_tested, tally
 from .evidence import Evidence, Missing, Names, Row
 from .log import ClaimLog
 from .tests import Test
-from .vocabulary import BEYOND_THE_PAPER, INCONCLUSIVE, NOT_TESTED, beyond, readings
+from .vocabulary import (BEYOND_THE_PAPER, FAILS, HOLDS, HOLDS_WITH_CONDITIONS, INCONCLUSIVE, NOT_TESTED, Outcome,
+                         beyond, readings)
 
 
 @dataclass(frozen=True)
@@ -28,12 +29,14 @@ class Over:
     ``"most"``, ``"almost all"``, ``"any"`` or a share such as ``9 / 11``); the rows of the
     data sets ``datasets`` and networks ``models`` only (empty: every row); ``readings``
     (``(("every row", "every"), ("most rows", "most"))``) reads the sentence with several
-    quantifiers."""
+    quantifiers; ``conditional`` (a quantifier) makes a claim that fails its quantifier but
+    holds in that many rows "holds with conditions", the rows where it holds named."""
 
     quantifier: object = "every"
     datasets: tuple = ()
     readings: tuple = ()
     models: tuple = ()
+    conditional: object = None
 
     def __post_init__(self):
         wording.needed(self.quantifier, 1)
@@ -44,6 +47,10 @@ class Over:
                 raise ValueError(f"{name} must be a tuple of keys, not a string")
         if len(self.readings) == 1:
             raise ValueError("readings needs at least two (name, quantifier) pairs")
+        if self.conditional is not None:
+            wording.needed(self.conditional, 1)
+            if self.readings:
+                raise ValueError("conditional and readings are two answers to one question: give one of them")
 
     def select(self, rows) -> list[Row]:
         return [r for r in rows if (not self.datasets or r.dataset in self.datasets)
@@ -55,7 +62,10 @@ class Over:
         if self.readings:
             return "; ".join(f"read as {name}: in {wording.quantifier_text(q, 'rows' + where)}"
                              for name, q in self.readings)
-        return f"in {wording.quantifier_text(self.quantifier, 'rows' + where)}"
+        text = f"in {wording.quantifier_text(self.quantifier, 'rows' + where)}"
+        if self.conditional is not None:
+            text += f" (holds with conditions in {wording.quantifier_text(self.conditional, 'rows' + where)})"
+        return text
 
 
 def _row_text(row: str, r: Resolution, several: bool) -> str:
@@ -83,6 +93,10 @@ def decide_over(test: Test, ev: Evidence, over: Over) -> Resolution:
                               for name, q in over.readings}) if len(live) > 1 else next(iter(live.values())).outcome
     else:
         outcome = tally(live, wording.needed(over.quantifier, len(live)))
+        if over.conditional is not None and outcome.verdict == FAILS and \
+                tally(live, wording.needed(over.conditional, len(live))).verdict == HOLDS:
+            held = [n for n, r in live.items() if r.verdict == HOLDS]
+            outcome = Outcome(HOLDS_WITH_CONDITIONS, f"only in {len(held)} of {len(live)} rows: {'; '.join(held)}")
     if len(live) == 1 and not several:
         return next(iter(live.values()))
     res = joined(list(got.values()), outcome)

@@ -9,8 +9,9 @@ them. AdaFocal is the method ``adafocal`` on every side.
 experiments" are shares of the rows of Table 1 (9/11, 7/11); "for any dataset-model pair",
 "consistently", "outperform FL-3 and FLSD-53", "significantly better at OOD detection" and
 "temperature scaling is ineffective" hold in every row; sentences without a quantifier
-over experiments ("outperforms all the baselines", "without a significant loss in
-accuracy", "confirm") are read both ways, in every row and in most rows. A claim made of a
+over experiments ("outperforms all the baselines", "confirm") are read both ways, in every
+row and in most rows; "without a significant loss in accuracy" must hold in every row and
+holds with conditions (the rows named) where it holds in most. A claim made of a
 figure covers the data set of that figure: Fig. 1, 2, 3, 5(a) and 17-22 are CIFAR-10,
 Fig. 5(b) and 8 ImageNet, Table 9 and Table 10 CIFAR-10. Inside a row, "9 out of 9 times",
 "mostly" and "7 out of 9 times" count runs (seeds 1-9 where stored, :data:`RUNS`) and "in
@@ -316,7 +317,7 @@ def definitions(error_tolerance: float = 1.0, similar_tolerance: float = 0.5, sl
         C("AdaFocal substantially outperforms the regular focal loss (FLSD-53) consistently",
           "Abstract, Sec. 1, Table 1", Difference(Cell(ADA), Cell(flsd), "<"), Over("every")),
         C("AdaFocal improves calibration without a significant loss in accuracy", "Abstract, Sec. 6, Table 2",
-          Difference(Cell(ADA, "error"), Cell(ce, "error"), "<=", err), BOTH),
+          Difference(Cell(ADA, "error"), Cell(ce, "error"), "<=", err), Over("every", conditional="most")),
         C("FLSD-53 is much better calibrated than CE on CIFAR-10, CIFAR-100 and Tiny-ImageNet; on ImageNet "
           "the reverse", "Sec. 6, Fig. 4, Table 1",
           ByDataset({("cifar10", "cifar100", "tiny_imagenet"): Difference(Cell(flsd), Cell(ce), "<"),
