@@ -10,8 +10,8 @@ import pytest
 from replicate.claims import decide as d
 from replicate.claims.claim import Claim, Over, claims_log, decide_over
 from replicate.claims.evidence import Cell, Draws, Evidence, Exact, Missing, Named, Names, Row
-from replicate.claims.tests import (AllOf, Count, Difference, Given, Highest, Lowest, Not, PerSeed, Readings,
-                                    Statistic, Trend, Value, Within, is_one, near_one)
+from replicate.claims.tests import (AllOf, ByDataset, Count, Difference, Given, Highest, Lowest, Not, PerSeed, Readings,
+                                    OnRows, Statistic, Trend, Value, Within, is_one, near_one)
 
 
 class Drawn(Evidence):
@@ -245,3 +245,35 @@ def test_a_claim_that_fails_its_quantifier_may_hold_with_conditions():
     assert "holds with conditions in more than half" in Over("every", conditional="most").how()
     with pytest.raises(ValueError, match="give one of them"):
         Over(conditional="most", readings=(("a", "every"), ("b", "most")))
+
+
+def test_rank_of_a_figure_statement_templates_data_sets_and_networks():
+    """``complete`` ranks need every number; templates name the cells; ``ByDataset`` and
+    ``OnRows`` pick a row's test by its data set or network key."""
+    missing = {("r", A): (1.0, None), ("r", B): (2.0, None)}
+    r = _res(Lowest(A, [B, C], complete=True), missing)
+    assert r.verdict == "not tested" and r.outcome.note == f"no {C} in r"      # the missing rival says why
+    assert _res(Lowest(A, [B, C], complete=True), {**missing, ("r", C): (3.0, None)}).verdict == "holds"
+    names = Names({})
+    tmpl = Statistic(lambda a, b: a - b, (A, B), "<", 0, text="{0} − {1}")
+    assert tmpl.statement(names) == f"{A.label(names)} − {B.label(names)}"
+    assert Statistic(lambda a: a, (A,), "<", 0, text="plain").statement(names) == "plain"
+
+    rows = [Row("c10", "cifar10", "resnet50"), Row("imnet", "imagenet", "resnet50"),
+            Row("c100", "cifar100", "wide_resnet")]
+    vals = {(row.name, q): (v, None) for row in rows for q, v in ((A, 1.0), (B, 2.0))}
+    ev = Drawn(vals, rows=rows)
+    by = ByDataset({("cifar10",): Difference(A, B, "<"), ("imagenet",): Difference(A, B, ">")})
+    assert [by(ev, r.name).verdict for r in rows] == ["holds", "fails", "not tested"]
+    assert "cifar100" in by(ev, "c100").outcome.note
+    with pytest.raises(ValueError, match="tests must map"):
+        ByDataset({"cifar10": Difference(A, B, "<")})
+    on = OnRows(Difference(A, B, "<"), ("resnet50",))
+    assert [on(ev, r.name).verdict for r in rows] == ["holds", "holds", "not tested"]
+    ours_all = OnRows(Difference(A, B, "<"), ("resnet50",), paper_only=True)
+    assert ours_all(ev, "c100").verdict == "holds"                         # ours: every network
+    paper = Drawn(vals, rows=rows)
+    paper.side = "paper"
+    assert ours_all(paper, "c100").verdict == "not tested"
+    with pytest.raises(ValueError, match="models must name"):
+        OnRows(Difference(A, B, "<"), ())

@@ -14,13 +14,14 @@ point, on ours the central 95 % of the statistic over the noise model's joint re
 - :class:`Value` -- one quantity against a fixed number ("a gamma above 20");
 - :class:`Within` -- a quantity inside a stated range ("the optimal T is close to 1");
 - :class:`Statistic` -- any other vectorised function of several quantities (a difference
-  of differences);
+  of differences), its statement a text or a template of the quantities' labels;
 - :class:`Trend` -- a quantity that rises (falls) over an ordered parameter: every
   consecutive step in the claimed direction;
 - combinators: :class:`AllOf` (parts that must all hold), :class:`Count` ("k of N" items in
   one row), :class:`Readings` (a sentence read several ways), :class:`Not`,
-  :class:`Given` (a test run only in the regime the claim speaks of) and :class:`PerSeed`
-  (each run on its own).
+  :class:`Given` (a test run only in the regime the claim speaks of), :class:`PerSeed`
+  (each run on its own), :class:`ByDataset` (a test per data set) and :class:`OnRows` (the
+  rows of some networks only).
 
 Which rows of a side a claim covers, and how many must hold, is its
 :class:`replicate.claims.claim.Over`. Every test writes its own ``how`` text from its
@@ -97,7 +98,8 @@ class Statistic(Test):
         return self.qs
 
     def statement(self, names: Names) -> str:
-        return self.text
+        """``text``; a template (``"{0} − mean({1}, {2})"``) is filled with the quantities' labels."""
+        return self.text.format(*(q.label(names) for q in self.qs)) if "{0}" in self.text else self.text
 
     def how(self, names: Names) -> str:
         return f"{self.statement(names)} {OP_WORDS[self.op]} {self.threshold:g}"
@@ -151,11 +153,13 @@ def _kth(stack: np.ndarray, k: int, largest: bool) -> np.ndarray:
 
 class Lowest(Statistic):
     """``q`` is the lowest of ``among`` (or among the ``top`` lowest): ``q`` minus the
-    ``top``-th lowest rival is below 0 (a tie is not lowest). :class:`Highest` mirrors it."""
+    ``top``-th lowest rival is below 0 (a tie is not lowest). Rivals without a number in the
+    row are left out, unless ``complete`` (the numbers of a figure: all or none; the first
+    missing one says why). :class:`Highest` mirrors it."""
 
     largest = False
 
-    def __init__(self, q, among, top: int = 1):
+    def __init__(self, q, among, top: int = 1, complete: bool = False):
         rivals = tuple(_quantity(r) for r in among if r != q)
         if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= max(1, len(rivals)):
             raise ValueError(f"top must be an integer in [1, {max(1, len(rivals))}]; got {top!r}")
@@ -166,21 +170,25 @@ class Lowest(Statistic):
         def fn(own, *others):
             return own - _kth(np.stack(np.broadcast_arrays(*others)), top, big)
         super().__init__(fn, (q, *rivals), ">" if big else "<", 0.0, pairs=tuple((q, r) for r in rivals))
-        self.q, self.rivals, self.top = q, rivals, top
+        self.q, self.rivals, self.top, self.complete = q, rivals, top, bool(complete)
 
     def key(self):
-        return (*super().key(), self.top)
+        return (*super().key(), self.top, self.complete)
 
     def run(self, ev, row: str) -> Resolution:
         own = ev.draws(row, self.q)
         if isinstance(own, str):
             return not_tested(own)
+        if self.complete:                      # a figure's numbers: all or none, the first missing says why
+            missing = next((d for d in map(lambda r: ev.draws(row, r), self.rivals) if isinstance(d, str)), None)
+            if missing is not None:
+                return not_tested(missing)
         here = [r for r in self.rivals if not isinstance(ev.draws(row, r), str)]
         if not here:
             reasons = dict.fromkeys(ev.draws(row, r) for r in self.rivals)
             return not_tested("no rival has a number: " + "; ".join(reasons))
         if len(here) < len(self.rivals):
-            sub = type(self)(self.q, here, min(self.top, len(here)))
+            sub = type(self)(self.q, here, min(self.top, len(here)), self.complete)
             return sub.run(ev, row)
         return super().run(ev, row)
 
@@ -257,6 +265,59 @@ def near_one(q) -> Within:
 def is_one(q) -> Within:
     """The book's one reading of "the optimal T is 1" (:data:`replicate.claims.wording.T_IS_ONE`)."""
     return Within(q, *wording.T_IS_ONE, text=wording.is_one_text())
+
+
+class ByDataset(Test):
+    """A sentence that says different things of different data sets: ``tests`` maps a tuple
+    of data set keys to the test of their rows (a row of another data set: not tested)."""
+
+    def __init__(self, tests: dict):
+        if not tests or not all(isinstance(k, tuple) and isinstance(t, Test) for k, t in tests.items()):
+            raise ValueError("tests must map tuples of data set keys to tests")
+        self.tests = dict(tests)
+
+    def key(self):
+        return ("ByDataset", tuple((k, t.key()) for k, t in self.tests.items()))
+
+    def quantities(self) -> tuple:
+        return tuple(dict.fromkeys(q for t in self.tests.values() for q in t.quantities()))
+
+    def how(self, names: Names) -> str:
+        return "; ".join(f"on {', '.join(k)}: {t.how(names)}" for k, t in self.tests.items())
+
+    def run(self, ev, row: str) -> Resolution:
+        ds = next((r.dataset for r in ev.rows() if r.name == row), "")
+        for keys, t in self.tests.items():
+            if ds in keys:
+                return t(ev, row)
+        return not_tested(f"the claim says nothing of {ds or row}")
+
+
+class OnRows(Test):
+    """``test`` on the rows of the networks ``models`` only, other rows not tested; with
+    ``paper_only`` only the paper's rows are filtered (our network stands in for the
+    paper's figure). :class:`replicate.claims.claim.Over` selects rows on both sides alike."""
+
+    def __init__(self, test: Test, models, paper_only: bool = False):
+        self.test, self.models, self.paper_only = test, tuple(models), bool(paper_only)
+        if not self.models:
+            raise ValueError("models must name at least one network")
+
+    def key(self):
+        return ("OnRows", self.test.key(), self.models, self.paper_only)
+
+    def quantities(self) -> tuple:
+        return self.test.quantities()
+
+    def how(self, names: Names) -> str:
+        whose = " (the paper's rows; ours: every network)" if self.paper_only else ""
+        return f"{self.test.how(names)}; on the rows of {', '.join(self.models)}{whose}"
+
+    def run(self, ev, row: str) -> Resolution:
+        model = next((r.model for r in ev.rows() if r.name == row), "")
+        if (not self.paper_only or ev.side == "paper") and model not in self.models:
+            return not_tested(f"{row} is not a row of {', '.join(self.models)}")
+        return self.test(ev, row)
 
 
 class AllOf(Test):
@@ -434,4 +495,4 @@ class _AtSeed(Test):
 
 
 __all__ = ["ALPHA", "Test", "Statistic", "Difference", "Lowest", "Highest", "Value", "Within", "near_one", "is_one",
-           "AllOf", "Trend", "Count", "Readings", "Not", "Given", "PerSeed"]
+           "ByDataset", "OnRows", "AllOf", "Trend", "Count", "Readings", "Not", "Given", "PerSeed"]

@@ -16,8 +16,8 @@ figure covers the data set of that figure: Fig. 1, 2, 3, 5(a) and 17-22 are CIFA
 Fig. 5(b) and 8 ImageNet, Table 9 and Table 10 CIFAR-10. Inside a row, "9 out of 9 times",
 "mostly" and "7 out of 9 times" count runs (seeds 1-9 where stored, :data:`RUNS`) and "in
 every bin" the 15 validation bins (:class:`~replicate.claims.tests.Count`). Sec. 6 says
-opposite things of FLSD-53 on CIFAR/Tiny-ImageNet and on ImageNet; :class:`ByDataset`
-gives each data set its test.
+opposite things of FLSD-53 on CIFAR/Tiny-ImageNet and on ImageNet;
+:class:`~replicate.claims.tests.ByDataset` gives each data set its test.
 
 **Figure numbers** are :class:`~replicate.claims.evidence.Named` quantities our runs provide
 (:mod:`.report`) and the paper does not print (:func:`paper_absent`: "not tested" there, as
@@ -40,10 +40,9 @@ second method would need a second test per claim (or a reading) that restates th
 whenever the two rules train one model, while two sides keep the verdicts of each rule
 apart at profiles where they differ.
 
-**Tests written here** for want of them in :mod:`replicate.claims.tests` (candidates for the
-library): :class:`ByDataset` (a test per data set), :class:`RuleTwin` (a side that restates
-another side's runs) and :class:`LowestOfAll` / :class:`HighestOfAll` (a rank among numbers
-that all exist, keeping the reason of a missing one).
+**Test written here**: :class:`RuleTwin` (a side that restates another side's runs), which
+only this chapter's two-rule design needs. A rank among a figure's numbers (all or none) is
+:class:`~replicate.claims.tests.Lowest` with ``complete=True``.
 """
 from __future__ import annotations
 
@@ -56,7 +55,7 @@ from ...claims import wording
 from ...claims.claim import Claim, Over
 from ...claims.decide import not_tested
 from ...claims.evidence import Cell, Named
-from ...claims.tests import (AllOf, Count, Difference, Given, Highest, Lowest, Not, Statistic, Test, Trend, Value,
+from ...claims.tests import (AllOf, ByDataset, Count, Difference, Given, Highest, Lowest, Not, Statistic, Test, Trend, Value,
                              near_one)
 from ...comparison.ood import OOD_SETTINGS
 from .plan import BINS, CALFOCAL_KEYS, MAIN_BINS
@@ -127,53 +126,6 @@ def ece_sd(setting: str) -> Named:
 
 
 # ----------------------------------------------------------------------------- chapter tests
-class _Complete:
-    """A rank test whose quantities must all have a number (a figure's numbers: all or
-    none), the first missing one saying why (:class:`~replicate.claims.tests.Lowest` drops
-    missing rivals and names none)."""
-
-    def run(self, ev, row: str):
-        for q in (self.q, *self.rivals):
-            d = ev.draws(row, q)
-            if isinstance(d, str):
-                return not_tested(d)
-        return super().run(ev, row)
-
-
-class LowestOfAll(_Complete, Lowest):
-    """:class:`~replicate.claims.tests.Lowest` of quantities that all have a number."""
-
-
-class HighestOfAll(_Complete, Highest):
-    """:class:`~replicate.claims.tests.Highest` of quantities that all have a number."""
-
-
-class ByDataset(Test):
-    """A sentence that says different things of different data sets: ``tests`` maps a tuple
-    of data set keys to the test of their rows (a row of another data set: not tested)."""
-
-    def __init__(self, tests: dict):
-        if not tests or not all(isinstance(k, tuple) and isinstance(t, Test) for k, t in tests.items()):
-            raise ValueError("tests must map tuples of data set keys to tests")
-        self.tests = dict(tests)
-
-    def key(self):
-        return ("ByDataset", tuple((k, t.key()) for k, t in self.tests.items()))
-
-    def quantities(self) -> tuple:
-        return tuple(dict.fromkeys(q for t in self.tests.values() for q in t.quantities()))
-
-    def how(self, names) -> str:
-        return "; ".join(f"on {', '.join(k)}: {t.how(names)}" for k, t in self.tests.items())
-
-    def run(self, ev, row: str):
-        ds = next((r.dataset for r in ev.rows() if r.name == row), "")
-        for keys, t in self.tests.items():
-            if ds in keys:
-                return t(ev, row)
-        return not_tested(f"the claim says nothing of {ds or row}")
-
-
 def names_adafocal(test: Test) -> bool:
     """Whether ``test`` reads an AdaFocal quantity (a cell or a number of AdaFocal's runs)."""
     return any((isinstance(q, Cell) and q.method == ADA) or (isinstance(q, Named) and f" {ADA} " in f" {q.key} ")
@@ -246,8 +198,8 @@ def _ood(make) -> Count:
 
 def _above_rivals(rivals):
     def make(s):
-        return HighestOfAll(Cell(ADA, "auroc", "none", s),
-                            [Cell(m, "auroc", p, s) for m in rivals for p in ("none", "ts")])
+        return Highest(Cell(ADA, "auroc", "none", s),
+                       [Cell(m, "auroc", p, s) for m in rivals for p in ("none", "ts")], complete=True)
     return make
 
 
@@ -279,7 +231,7 @@ def _runs_below_flsd(setting: str, quantifier) -> Count:
 
 def _not_lowest_everywhere(m: str, among) -> Not:
     others = [o for o in among if o != m]
-    return Not(_per_bin(lambda b: LowestOfAll(abs_e_val(m, b), [abs_e_val(o, b) for o in others])))
+    return Not(_per_bin(lambda b: Lowest(abs_e_val(m, b), [abs_e_val(o, b) for o in others], complete=True)))
 
 
 def _check(name: str, v) -> float:
@@ -355,7 +307,7 @@ def definitions(error_tolerance: float = 1.0, similar_tolerance: float = 0.5, sl
           _ood(_ts_gain(ts)), CIFAR10),
         C("Although FL-4 achieves the lowest validation AdaECE, no single γ is the best in every bin",
           "Sec. 3, Fig. 1, App. B",
-          LowestOfAll(val_adaece("fl4"), [val_adaece(m) for m in FIXED_GAMMA if m != "fl4"]),
+          Lowest(val_adaece("fl4"), [val_adaece(m) for m in FIXED_GAMMA if m != "fl4"], complete=True),
           CIFAR10),
         C("No single fixed γ achieves the best calibration in every validation bin", "Sec. 3, Fig. 1, App. B",
           AllOf(*(_not_lowest_everywhere(m, FIXED_GAMMA) for m in FIXED_GAMMA)), CIFAR10),
@@ -376,7 +328,7 @@ def definitions(error_tolerance: float = 1.0, similar_tolerance: float = 0.5, sl
         C("CE is over-confident compared to FLSD-53 in every bin (CIFAR-10)", "Sec. 6, Fig. 5(a)",
           _per_bin(lambda b: Difference(e_val(ce, b), e_val(flsd, b), ">")), CIFAR10),
         C("AdaFocal finds the γs that produce the lowest calibration error in each bin", "Fig. 5 caption",
-          _per_bin(lambda b: LowestOfAll(abs_e_val(ADA, b), [abs_e_val(ce, b), abs_e_val(flsd, b)])),
+          _per_bin(lambda b: Lowest(abs_e_val(ADA, b), [abs_e_val(ce, b), abs_e_val(flsd, b)], complete=True)),
           Over("every", datasets=("cifar10", "imagenet"))),
         C("On CIFAR-10 AdaFocal's γ ends close to 1 in the higher bins and close to 20 in the lowest bin",
           "Sec. 6, Fig. 5(a)", AllOf(Value(final_gamma("lowest bin"), ">", GAMMA_MIDWAY),
@@ -387,8 +339,8 @@ def definitions(error_tolerance: float = 1.0, similar_tolerance: float = 0.5, sl
                                                                             GAMMA_AT_ZERO)),
           Over("every", datasets=("imagenet",))),
         C("AdaFocal's mean ECE over runs is significantly below the baselines' (error bars)", "Sec. 6, App. H, "
-          "Fig. 14", LowestOfAll(Cell(ADA, "ece", "none", "Fig. 14"),
-                                 [Cell(m, "ece", "none", "Fig. 14") for m in (ce, flsd)]),
+          "Fig. 14", Lowest(Cell(ADA, "ece", "none", "Fig. 14"),
+                                 [Cell(m, "ece", "none", "Fig. 14") for m in (ce, flsd)], complete=True),
           Over("every")),
         C("FLSD-53 is only slightly better than focal loss with a fixed γ", "Abstract",
           AllOf(Statistic(lambda f, *g: _stack_min(*g) - f, (Cell(flsd), *fixed), ">", 0.0,

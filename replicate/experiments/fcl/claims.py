@@ -37,7 +37,7 @@ from ...claims import wording
 from ...claims.claim import Claim, Over
 from ...claims.decide import not_tested
 from ...claims.evidence import Cell, Named
-from ...claims.tests import (AllOf, Count, Difference, Given, Highest, Lowest, Not, Readings, Statistic, Test, Value,
+from ...claims.tests import (AllOf, OnRows, Count, Difference, Given, Highest, Lowest, Not, Readings, Statistic, Test, Value,
                              near_one)
 from . import plan as fcl
 
@@ -104,79 +104,23 @@ def lambda_cell(lam: float, metric: str, post: str = "none") -> Cell:
     return Cell(fcl.lambda_key(lam), metric, post)
 
 
-class Formula(Statistic):
-    """A :class:`~replicate.claims.tests.Statistic` whose statement is ``template`` filled with
-    its quantities' labels (``"{0} − mean({1}, {2})"``): the ``how`` text names the cells."""
-
-    def statement(self, names) -> str:
-        return self.text.format(*(q.label(names) for q in self.qs))
-
-
-class OnNetworks(Test):
-    """``test`` on the rows of the networks ``models`` only (:class:`Over` selects rows by
-    data set; a claim about named networks also by network); other rows are not tested.
-    ``ours`` False: only the paper's rows are filtered (our network stands in for the
-    figure's)."""
-
-    def __init__(self, test: Test, models, ours: bool = True):
-        self.test, self.models, self.ours = test, tuple(models), ours
-
-    def key(self):
-        return ("OnNetworks", self.test.key(), self.models, self.ours)
-
-    def quantities(self) -> tuple:
-        return self.test.quantities()
-
-    def how(self, names) -> str:
-        whose = "" if self.ours else " (the paper's rows; ours: every network)"
-        return f"{self.test.how(names)}; on the rows of {', '.join(self.models)}{whose}"
-
-    def run(self, ev, row: str):
-        model = {r.name: r.model for r in ev.rows()}.get(row, "")
-        if (self.ours or ev.side == "paper") and model not in self.models:
-            return not_tested(f"{row} is not a row of {', '.join(self.models)}")
-        return self.test(ev, row)
-
-
-class Subject(Test):
-    """``test``, or ``not tested`` with the side's own reason when its subject ``q`` has no
-    number in the row (a :class:`Lowest` would only say that no rival or subject has one)."""
-
-    def __init__(self, test: Test, q):
-        self.test, self.q = test, q
-
-    def key(self):
-        return ("Subject", self.test.key())
-
-    def quantities(self) -> tuple:
-        return self.test.quantities()
-
-    def how(self, names) -> str:
-        return self.test.how(names)
-
-    def run(self, ev, row: str):
-        got = ev.draws(row, self.q)
-        return not_tested(got) if isinstance(got, str) else self.test(ev, row)
-
-
-def lowest(q, among, top: int = 1, highest: bool = False) -> Subject:
-    """:class:`Lowest` (:class:`Highest`) of ``q`` among ``among``, said not tested with the
-    side's reason when ``q`` has no number."""
-    return Subject((Highest if highest else Lowest)(q, among, top), q)
+def lowest(q, among, top: int = 1, highest: bool = False):
+    """:class:`Lowest` (:class:`Highest`) of ``q`` among ``among``."""
+    return (Highest if highest else Lowest)(q, among, top)
 
 
 def _lowest_all(metrics, post="none", among=SEVEN, top=1):
     return AllOf(*(lowest(Cell(FCL, m, post), [Cell(k, m, post) for k in among], top) for m in metrics))
 
 
-def _ts_drop(metric: str, share: float) -> Formula:
+def _ts_drop(metric: str, share: float) -> Statistic:
     post, pre = Cell("flsd53", metric, "ts"), Cell("flsd53", metric)
-    return Formula(lambda a, b: a - (1 - share) * b, (post, pre), "<=", 0.0, f"{{0}} − {1 - share:g} × {{1}}")
+    return Statistic(lambda a, b: a - (1 - share) * b, (post, pre), "<=", 0.0, f"{{0}} − {1 - share:g} × {{1}}")
 
 
-def _changes_less() -> Formula:
+def _changes_less() -> Statistic:
     qs = (Cell(FCL), Cell(FCL, "ece", "ts"), Cell("flsd53"), Cell("flsd53", "ece", "ts"))
-    return Formula(lambda a, b, c, d: abs(a - b) - abs(c - d), qs, "<=", 0.0, "|{0} − {1}| − |{2} − {3}|")
+    return Statistic(lambda a, b, c, d: abs(a - b) - abs(c - d), qs, "<=", 0.0, "|{0} − {1}| − |{2} − {3}|")
 
 
 def _detects() -> Count:
@@ -219,7 +163,7 @@ def definitions(among: int = 3, ts_drop: float = 0.2, toy_error: float = 1.0, la
         C("FCL's post-T calibration error is also among the lowest", "Sec. 5.1.1; Tables 1, 3, 6, 7",
           _lowest_all(CAL_METRICS, "ts", top=among), Over("most", MAIN)),
         C("FCL excels with DenseNet-121 and ResNet-50/110", "Sec. 5.1.1; Table 1",
-          OnNetworks(lowest(Cell(FCL), [Cell(k) for k in SEVEN]), ("densenet121", "resnet50", "resnet110")),
+          OnRows(lowest(Cell(FCL), [Cell(k) for k in SEVEN]), ("densenet121", "resnet50", "resnet110")),
           Over("every", ("cifar10", "cifar100"))),
         C("FCL improves calibration markedly on CIFAR-10, CIFAR-100 and Tiny-ImageNet", "Sec. 5.1.1; Table 1",
           Difference(Cell(FCL), Cell("cross_entropy"), "<"), Over("every", IMAGES)),
@@ -228,10 +172,10 @@ def definitions(among: int = 3, ts_drop: float = 0.2, toy_error: float = 1.0, la
                                          for p in ("none", "ts"))), Over("every", MAIN, EVERY_OR_MOST)),
         C("Of CE, FLSD-53, Dual Focal and FCL, FCL is the best calibrated, with the lowest ECE",
           "Sec. 5.1.2; Fig. 9 (ResNet-110, CIFAR-10)",
-          OnNetworks(lowest(Cell(FCL), [Cell(k) for k in FIG9]), ("resnet110",), ours=False),
+          OnRows(lowest(Cell(FCL), [Cell(k) for k in FIG9]), ("resnet110",), paper_only=True),
           Over("every", ("cifar10",))),
         C("FCL has a relatively low MCE", "Sec. 5.1.2; Fig. 9",
-          Formula(lambda f, *o: f - sum(o) / len(o), [Cell(k, "mce") for k in (FCL, *FIG9[:-1])], "<", 0.0,
+          Statistic(lambda f, *o: f - sum(o) / len(o), [Cell(k, "mce") for k in (FCL, *FIG9[:-1])], "<", 0.0,
                   "{0} − mean({1}, {2}, {3})", pairs=[(Cell(FCL, "mce"), Cell(k, "mce")) for k in FIG9[:-1]]),
           Over("every", ("cifar10",))),
         C("Cross-entropy shows a large gap between confidence and accuracy, especially in the high-confidence bins",
