@@ -131,7 +131,8 @@ class Claim:
 
     def how(self, names: Names, side: str = "") -> str:
         """What the test compares, over which rows, and on what interval (generated)."""
-        tail = {"ours": "; decided on the 95 % interval of the noise model (seeds, then test examples)",
+        tail = {"ours": "; decided on the 95 % interval of the noise model (seeds, then the test or validation "
+                        "examples the quantity is measured on)",
                 "paper": "; decided on the printed numbers"}.get(side, "")
         return f"{self.test.how(names)}; {self.over.how()}{tail}"
 
