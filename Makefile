@@ -78,7 +78,7 @@ clean: clean-book
 # The GPU job (issue #20; CONTRIBUTING.md "GPU loans"). On the GPU machine there is no
 # virtual environment and no network: the machine's python3 runs the package from the
 # checkout, with the data carried in .gpu-carry/data. GPU_JOB_ARGS passes options
-# (e.g. GPU_JOB_ARGS="--budget 170" for a short second command).
+# (e.g. GPU_JOB_ARGS="--budget 300" for a second command on a warm machine: CONTRIBUTING, GPU loans).
 GPU_JOB_ARGS ?=
 gpu-job:
 	REPLICATE_DATA=$${REPLICATE_DATA:-$(CURDIR)/.gpu-carry/data} PYTHONUNBUFFERED=1 \

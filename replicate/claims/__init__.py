@@ -15,7 +15,7 @@ the module :mod:`replicate.claims.tallies`: import that module's names from it.
 from . import ledger
 from .tallies import tally_text, verdict_counts
 from .log import COLUMNS, DISPLAY, KINDS, ClaimLog, counts_frame
-from .registry import SOURCES, Source, build, collect, sources
+from .registry import SOURCES, Source, build, collect, larger_profiles, sources
 from .vocabulary import (BEYOND_THE_PAPER, DEPENDS_ON_READING, FAILS, HOLDS, HOLDS_WITH_CONDITIONS, INCONCLUSIVE,
                          MEANINGS, MISPRINTED, NOT_TESTED, VERDICTS, Outcome, as_outcome, beyond, check,
                          conditional, corrected, counts, inconclusive, readings, untested)
@@ -23,4 +23,4 @@ from .vocabulary import (BEYOND_THE_PAPER, DEPENDS_ON_READING, FAILS, HOLDS, HOL
 __all__ = ["VERDICTS", "MEANINGS", "HOLDS", "HOLDS_WITH_CONDITIONS", "FAILS", "MISPRINTED", "DEPENDS_ON_READING",
            "BEYOND_THE_PAPER", "NOT_TESTED", "INCONCLUSIVE", "Outcome", "check", "conditional", "corrected", "readings",
            "beyond", "inconclusive", "untested", "as_outcome", "counts", "ClaimLog", "COLUMNS", "DISPLAY", "KINDS", "counts_frame", "Source",
-           "SOURCES", "sources", "build", "collect", "tally_text", "verdict_counts"]
+           "SOURCES", "sources", "build", "collect", "larger_profiles", "tally_text", "verdict_counts"]

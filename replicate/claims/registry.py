@@ -159,17 +159,50 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
     return frames
 
 
+def larger_profiles(profile: str) -> tuple[str, ...]:
+    """The profiles whose verdicts on our runs the ledger shows beside those of ``profile``
+    (:func:`collect`'s ``beside``): the larger ones of :data:`PROFILES`, none beside
+    ``smoke`` (the tests' profile, which must stay quick)."""
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
+    return () if profile == "smoke" else PROFILES[PROFILES.index(profile) + 1:]
+
+
+def _ours_at(frame, profile: str):
+    """The rows of an experiment claims frame decided on our runs at ``profile`` (not the
+    rows that only say its runs are missing: those have no result)."""
+    ours = frame.evidence.str.contains(rf"\bours: {profile}\b", regex=True)
+    return frame[ours & (frame.result.astype(str) != "–")]
+
+
 def collect(paper: str | None = None, kind: str | None = None, profile: str = "cpu", log=None,
-            workers: int | None = None):
+            workers: int | None = None, beside=()):
     """Every registered claim (filtered by ``paper``, ``kind``) as one DataFrame with the
     columns of :data:`replicate.claims.log.COLUMNS`, in registry order. ``log(message)``
     (e.g. ``print``) reports each source as it is built, with its time; ``workers``
-    processes build them (None: :func:`default_workers`; 1: in this process)."""
+    processes build them (None: :func:`default_workers`; 1: in this process).
+
+    ``beside`` (e.g. :func:`larger_profiles` of ``profile``): more profiles whose verdicts on
+    our runs follow each experiment source's rows, where the store holds runs of that
+    profile for the source (a chapter whose CIFAR-10 runs are at ``gpu`` adds its ``gpu``
+    rows on CIFAR-10; the paper's rows are not repeated)."""
     import pandas as pd
 
     from .log import COLUMNS
 
+    beside = tuple(beside)
+    bad = [b for b in beside if b not in PROFILES or b == profile]
+    if bad:
+        raise ValueError(f"beside must name profiles of {', '.join(PROFILES)} other than profile {profile!r}; "
+                         f"got {bad}")
     srcs = sources(paper, kind)
     done = (lambda s, n, sec: log(f"{s.paper} {s.kind} ({s.chapter}): {n} claims in {sec:.1f} s")) if log else None
-    frames = build_frames(srcs, profile, default_workers() if workers is None else workers, done)
+    n_workers = default_workers() if workers is None else workers
+    frames = build_frames(srcs, profile, n_workers, done)
+    if beside:
+        exp = [i for i, s in enumerate(srcs) if s.kind == "experiment"]
+        extra = {b: dict(zip(exp, build_frames([srcs[i] for i in exp], b, n_workers))) for b in beside}
+        frames = [part for i, f in enumerate(frames)
+                  for part in [f, *(_ours_at(extra[b][i], b) for b in beside if i in extra[b])]]
+        frames = [f for f in frames if len(f)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)

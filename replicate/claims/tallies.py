@@ -67,7 +67,11 @@ def verdict_counts(frame, sides: Mapping[str, str], per_claim: bool = False, rul
     quotes: ``evidence_split``, the verdicts split by what they rest on
     (:func:`replicate.claims.ledger.split_summary`: the paper's tables, our runs at each
     profile), and, when ``rule_text`` is given, ``noise_rule``: that text, the rule that
-    decides a comparison on our runs (the chapters pass :func:`replicate.comparison.noise.rule_text`)."""
+    decides a comparison on our runs (the chapters pass :func:`replicate.comparison.noise.rule_text`).
+    Where a side's rows rest on our runs at several profiles (a chapter showing its image rows
+    at ``gpu`` and its text rows at ``cpu``: one row per claim and profile), ``n_claims_<who>``
+    counts claims, ``tally_<who>`` tallies each profile ("at gpu: ...; at cpu: ...") and
+    ``claim<i>_<who>`` quotes the claim's checks with their profiles."""
     from .ledger import split_summary
 
     out = {"evidence_split": split_summary(frame)}
@@ -75,11 +79,22 @@ def verdict_counts(frame, sides: Mapping[str, str], per_claim: bool = False, rul
         out["noise_rule"] = rule_text
     for who, prefix in sides.items():
         part = frame[frame.evidence.str.startswith(prefix)]
-        out[f"n_claims_{who}"] = str(len(part))
         for verdict in VERDICTS:
             out[f"n_{verdict.replace(' ', '_')}_{who}"] = str(int((part.verdict == verdict).sum()))
         out[f"n_holds_any_{who}"] = str(int(part.verdict.str.startswith("holds").sum()))
-        out[f"tally_{who}"] = tally_text(part.verdict)
+        profiles = part.evidence.str.extract(r"\bours: (\w+)", expand=False)
+        kinds = list(dict.fromkeys(profiles.dropna()))
+        if len(kinds) < 2:
+            out[f"n_claims_{who}"] = str(len(part))
+            out[f"tally_{who}"] = tally_text(part.verdict)
+            if per_claim:
+                out.update({f"claim{i}_{who}": check for i, check in enumerate(part.check, 1)})
+            continue
+        # our runs at several profiles (image rows at gpu, text rows at cpu): each claim has
+        # one row per profile, quoted together, each with its profile
+        out[f"n_claims_{who}"] = str(part.claim.nunique())
+        out[f"tally_{who}"] = "; ".join(f"at {k}: {tally_text(part.verdict[profiles == k])}" for k in kinds)
         if per_claim:
-            out.update({f"claim{i}_{who}": check for i, check in enumerate(part.check, 1)})
+            for i, (_, rows) in enumerate(part.assign(_p=profiles).groupby("claim", sort=False), 1):
+                out[f"claim{i}_{who}"] = "; ".join(f"{c} (at {k})" for c, k in zip(rows.check, rows._p))
     return out

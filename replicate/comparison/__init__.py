@@ -50,13 +50,13 @@ from .evaluation import (GRIDS, METRIC_NAMES, METRICS, POSTHOC, POSTHOC_METRICS,
                          posthoc_logits, posthoc_value, quote, resolve_grid, summarise, summarise_posthoc, value)
 from .methods import METHODS, Method, methods_frame, resolve_methods, short
 from .paper import PaperReference, metric_tables, paper_reference, paper_values
-from .plan import (Plan, add_referenced, check_datasets, check_seeds, configs, load, load_groups, reuse_finished, train,
+from .plan import (Plan, add_referenced, check_datasets, check_seeds, check_text_profile, configs, load, load_groups, reuse_finished, train,
                    train_configs)
 from .side_by_side import (data_name, describe_runs, evidence_label, fts_caption, fts_column, paper_posthoc,
                            posthoc_table, posthoc_tips, s99_side_by_side, side_by_side, styled, styled_table,
                            table_caption)
 
-__all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "short", "Plan", "check_seeds", "configs", "train",
+__all__ = ["Method", "METHODS", "resolve_methods", "methods_frame", "short", "Plan", "check_seeds", "check_text_profile", "configs", "train",
            "train_configs", "load", "load_groups", "check_datasets", "add_referenced", "reuse_finished",
            "chapter", "layouts", "noise", "ood", "report", "scale", "stats", "PaperReference", "paper_reference", "paper_values",
            "metric_tables", "METRICS", "METRIC_NAMES", "T_SELECTED_BY", "TABLE_METRICS", "evaluate_logits",

@@ -32,6 +32,19 @@ def check_seeds(seeds) -> tuple[int, ...]:
     return tuple(int(s) for s in seeds)
 
 
+def check_text_profile(text_profile, profile: str) -> str:
+    """The profile a chapter's text rows are planned at: ``profile`` when ``text_profile`` is
+    None, else ``text_profile`` if it names a profile; else a ValueError naming the parameter."""
+    from ..profiles import PROFILES
+
+    if text_profile is None:
+        return profile
+    if not isinstance(text_profile, str) or text_profile not in PROFILES:
+        raise ValueError(f"text_profile must be one of {', '.join(PROFILES)} or None (the profile's own); "
+                         f"got {text_profile!r}")
+    return text_profile
+
+
 def configs(methods, dataset: str = "cifar10", model: str | None = None, profile: str = "cpu", seeds=(1,),
             options: dict | None = None, history_methods=()) -> dict:
     """One validated :class:`replicate.runs.RunConfig` per ``(method key, seed)``, before any training.
@@ -61,7 +74,10 @@ def configs(methods, dataset: str = "cifar10", model: str | None = None, profile
 class Plan:
     """Everything a chapter will train, validated: ``groups`` maps a group name to
     ``{(method key, seed): RunConfig}`` and ``methods`` a group name to its methods (in
-    table order); ``references`` maps a data set to its paper reference row."""
+    table order); ``references`` maps a data set to its paper reference row. ``profile`` is
+    the plan's profile; ``profiles`` names the groups planned at another one (a chapter
+    whose image runs are at ``gpu`` while its text runs wait for their own loan shows its
+    text rows at ``cpu``: ``{"text": "cpu"}``), read through :meth:`profile_of`."""
 
     chapter: str
     profile: str
@@ -70,6 +86,19 @@ class Plan:
     groups: dict = field(default_factory=dict)
     methods: dict = field(default_factory=dict)
     references: dict = field(default_factory=dict)
+    profiles: dict = field(default_factory=dict)
+
+    def profile_of(self, group: str) -> str:
+        """The profile group ``group`` is planned at (the plan's own unless :attr:`profiles` says otherwise)."""
+        return self.profiles.get(group, self.profile)
+
+    def profile_text(self) -> str:
+        """The plan's profile for captions: ``"gpu"``, or ``"gpu (text rows: cpu)"`` when a group
+        is planned at another profile."""
+        other = {g: q for g, q in self.profiles.items() if q != self.profile and g in self.groups}
+        if not other:
+            return self.profile
+        return f"{self.profile} ({'; '.join(f'{g} rows: {q}' for g, q in other.items())})"
 
     def add(self, group: str, methods: list[Method], cfgs: dict) -> None:
         """Add a group of runs (refuses a group name twice)."""
@@ -124,9 +153,19 @@ class Plan:
                 out[key] = cfg
         return out
 
-    def complete(self, store: str | None = "results") -> bool:
-        """Whether every run of the plan is finished in ``store`` (default the committed one)."""
-        return not self.missing(store)
+    def complete(self, store: str | None = "results", groups=None) -> bool:
+        """Whether every run of the plan (of ``groups``, default all) is finished in ``store``
+        (default the committed one)."""
+        if groups is None:
+            return not self.missing(store)
+        from ..runs import find
+
+        for g in groups:
+            for cfg in self.group(g).values():
+                run = find(cfg)
+                if run is None or (store is not None and run.store != store):
+                    return False
+        return True
 
 
 def train_configs(cfgs: dict, store: str = "auto", device=None, progress: str = "log", log=print) -> dict:

@@ -166,17 +166,39 @@ def runs_evidence(p, runs: dict, groups=("image", "text"), frames: dict | None =
     from .noise import RunsEvidence
     from . import T_SELECTED_BY
 
-    rows = []
+    rows, profiles = [], []
     for g in groups:
         got = (runs or {}).get(g)
         if not got:
             continue
+        profiles.append(p.profile_of(g))
         wide = with_store_seeds(got, p.group(g)) if every_seed else dict(got)
         temps = temperatures(frames[g]) if frames and g in frames else {}
         rows.append(row(wide, temperatures=temps, t_selected_by=dict(t_selected_by or T_SELECTED_BY)))
     if not rows:
         return None
-    return RunsEvidence(rows, p.profile, names_ or names(), **kw)
+    if len(set(profiles)) > 1:
+        raise ValueError(f"groups {groups} are planned at profiles {sorted(set(profiles))}: one side per profile "
+                         f"(runs_sides)")
+    return RunsEvidence(rows, profiles[0], names_ or names(), **kw)
+
+
+def runs_sides(p, runs: dict, groups=("image", "text"), frames: dict | None = None, **kw) -> list:
+    """Our side of a chapter's claims, one :func:`runs_evidence` per profile the plan's groups
+    are at (:meth:`replicate.comparison.Plan.profile_of`), in the order of ``groups``: one side
+    normally; two when the image rows are at ``gpu`` and the text rows at ``cpu``, so that
+    every verdict rests on runs of one profile and its evidence label names it. Empty when no
+    group has runs."""
+    by_profile: dict = {}
+    for g in groups:
+        if (runs or {}).get(g):
+            by_profile.setdefault(p.profile_of(g), []).append(g)
+    out = []
+    for gs in by_profile.values():
+        ev = runs_evidence(p, runs, tuple(gs), frames, **kw)
+        if ev is not None:
+            out.append(ev)
+    return out
 
 
 def table_intervals(ev, methods, metrics, posts=("none", "ts"), row_name: str | None = None) -> dict:

@@ -64,6 +64,44 @@ def showable_profile(source: Path, defaults: dict) -> tuple[str | None, str]:
     return None, "; ".join(notes)
 
 
+def showable_split(source: Path, defaults: dict) -> tuple[dict | None, str]:
+    """For a chapter whose whole plan is complete at no profile of :data:`BOOK_PROFILES` but
+    whose plan takes ``text_profile``: the parameters that show its image rows at the largest
+    such profile whose non-text runs are all in ``results/`` and its text rows at the largest
+    profile (of :data:`BOOK_PROFILES`, else the chapter's default) whose text runs are
+    (``{"profile": "gpu", "text_profile": "cpu"}``), and why; ``(None, reason)`` when there
+    is no such split. Reads the store only (issue #29: a chapter whose CIFAR-10 runs are at
+    ``gpu`` while its 20 Newsgroups runs wait for a loan of their own)."""
+    from .. import experiments
+
+    name = Path(source).stem
+    if name not in experiments.CHAPTERS or "text_profile" not in experiments.plan_parameters(name):
+        return None, "no text_profile parameter"
+    allowed = set(experiments.plan_parameters(name))
+    params = {k: v for k, v in defaults.items() if k in allowed and k != "text_profile"}
+    if params.get("text_dataset", "") is None:
+        return None, "no text rows"
+
+    def complete(prof: str, groups) -> bool:
+        try:
+            p = experiments.chapter_plan(name, **{**params, "profile": prof})
+        except ValueError:
+            return False
+        want = [g for g in p.groups if (g == "text") == (groups == "text")]
+        return bool(want) and p.complete("results", want)
+
+    default = params.get("profile", "cpu")
+    for prof in BOOK_PROFILES:
+        if not complete(prof, "image"):
+            continue
+        for text_prof in [q for q in BOOK_PROFILES if q != prof] + [default]:
+            if complete(text_prof, "text"):
+                return ({"profile": prof, "text_profile": text_prof},
+                        f"its image runs are all in results/ at {prof}, its text runs at {text_prof}")
+        return None, f"its image runs are all in results/ at {prof}, its text runs at no profile"
+    return None, "no profile with all its image runs"
+
+
 def build(profile: str | None = None, workdir: Path | None = None, force: bool = False,
           strict: bool = True, log=print, workers: int = 1) -> Path:
     """Execute every chapter of ``_toc.yml`` and build the HTML book; return ``index.html``.
@@ -87,17 +125,24 @@ def build(profile: str | None = None, workdir: Path | None = None, force: bool =
     os.environ[BOOK_DIR_ENV] = str(base)  # the reproducibility page reads the executed chapters here
     plan = []
     for ch in chapters:
-        chosen = profile
+        chosen, params = profile, None
         if profile is None:
-            shown, why = showable_profile(ch.source, default_parameters(read_notebook(ch.source)))
+            defaults = default_parameters(read_notebook(ch.source))
+            shown, why = showable_profile(ch.source, defaults)
+            split, split_why = (None, "") if shown is not None or why == "trains nothing" else \
+                showable_split(ch.source, defaults)
             if shown is not None:
                 chosen = shown
                 log(f"[replicate] {ch.name}: showing profile {shown} ({why})")
+            elif split is not None:
+                chosen, params = split["profile"], {"text_profile": split["text_profile"]}
+                log(f"[replicate] {ch.name}: showing profile {chosen}, its text rows at {split['text_profile']} "
+                    f"({split_why})")
             elif why != "trains nothing":
                 log(f"[replicate] {ch.name}: showing its default profile ({why})")
-        plan.append((ch, chosen, base / CHAPTER_DIR / f"{ch.name}.ipynb"))
-    check_data([(ch.source, chosen) for ch, chosen, target in plan
-                if not will_skip(ch.source, target, profile=chosen, force=force)], purpose="replicate book")
+        plan.append((ch, chosen, base / CHAPTER_DIR / f"{ch.name}.ipynb", params))
+    check_data([(ch.source, chosen, params) for ch, chosen, target, params in plan
+                if not will_skip(ch.source, target, params, profile=chosen, force=force)], purpose="replicate book")
     execute_all(plan, force=force, log=log, workers=workers)
     return build_html(base, strict=strict, log=log)
 
@@ -134,9 +179,16 @@ def expected_seconds(source: Path, target: Path) -> float:
 
 
 def _execute_one(args) -> str:
-    source, target, profile, force = args
-    execute(source, target, profile=profile, force=force, log=lambda m: print(m, flush=True))
+    source, target, profile, force, params = args
+    execute(source, target, parameters=params, profile=profile, force=force, log=lambda m: print(m, flush=True))
     return str(target)
+
+
+def _job(entry, force: bool) -> tuple:
+    """``(source, target, profile, force, parameters)`` of a plan entry ``(chapter, profile,
+    target[, parameters])``."""
+    ch, chosen, target, *rest = entry
+    return ch.source, target, chosen, force, (rest[0] if rest else None)
 
 
 def execute_all(plan, force: bool = False, log=print, workers: int | None = None) -> None:
@@ -146,13 +198,13 @@ def execute_all(plan, force: bool = False, log=print, workers: int | None = None
     that read the others' results (:func:`runs_after_chapters`). The first failure stops the
     build (the chapters already running finish first)."""
     workers = default_workers() if workers is None else workers
-    first = [(ch.source, target, chosen, force) for ch, chosen, target in plan if not runs_after_chapters(ch.source)]
-    last = [(ch.source, target, chosen, force) for ch, chosen, target in plan if runs_after_chapters(ch.source)]
+    first = [_job(e, force) for e in plan if not runs_after_chapters(e[0].source)]
+    last = [_job(e, force) for e in plan if runs_after_chapters(e[0].source)]
     if workers > 1:                        # the longest first, so that no long chapter runs alone at the end
         first.sort(key=lambda job: -expected_seconds(Path(job[0]), Path(job[1])))
     if workers <= 1 or len(first) <= 1:
-        for ch_source, target, chosen, f in first:
-            execute(ch_source, target, profile=chosen, force=f, log=log)
+        for ch_source, target, chosen, f, params in first:
+            execute(ch_source, target, parameters=params, profile=chosen, force=f, log=log)
     else:
         import multiprocessing
         from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
@@ -176,20 +228,20 @@ def execute_all(plan, force: bool = False, log=print, workers: int | None = None
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
-    for ch_source, target, chosen, f in last:
-        execute(ch_source, target, profile=chosen, force=f, log=log)
+    for ch_source, target, chosen, f, params in last:
+        execute(ch_source, target, parameters=params, profile=chosen, force=f, log=log)
 
 
 def check_data(chapters, purpose: str = "replicate book", data_dir=None, probe=None) -> dict:
-    """Before any of ``chapters`` (``(source, profile)`` pairs) executes: the data sets they
-    need (:func:`data_needs`); ``FileNotFoundError``, one line for all, when any is missing
+    """Before any of ``chapters`` (``(source, profile)`` pairs, or ``(source, profile,
+    parameters)``) executes: the data sets they need (:func:`data_needs`); ``FileNotFoundError``, one line for all, when any is missing
     and cannot be downloaded (:func:`replicate.data.availability.require`). Returns the
     needs (``{data set: (options, why)}``, the reasons of several chapters joined)."""
     from ..data import availability
 
     needs: dict = {}
-    for source, prof in chapters:
-        for ds, (options, why) in data_needs(source, profile=prof).items():
+    for source, prof, *params in chapters:
+        for ds, (options, why) in data_needs(source, params[0] if params else None, profile=prof).items():
             if ds in needs:
                 needs[ds] = (needs[ds][0], f"{needs[ds][1]}, {why}")
             else:

@@ -32,10 +32,13 @@ def default_methods(profile: str) -> tuple[str, ...]:
 
 
 def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = None, seeds=(1,), methods=None,
-         text_dataset: str | None = "20newsgroups", device: str | None = "auto") -> cmp.Plan:
+         text_dataset: str | None = "20newsgroups", device: str | None = "auto",
+         text_profile: str | None = None) -> cmp.Plan:
     """Validate the chapter's parameters and build its run configurations; nothing trains.
 
-    Groups: ``image`` (``dataset``) and ``text`` (``text_dataset``; None skips it).
+    Groups: ``image`` (``dataset``) and ``text`` (``text_dataset``; None skips it), the text
+    group at ``text_profile`` (None: ``profile``; the book shows the image rows at ``gpu`` and
+    the text rows at ``cpu`` while the text runs wait for a GPU loan of their own).
     ``methods`` None takes :func:`default_methods` of the profile. Each bad parameter raises
     a ValueError naming it and the allowed values.
     """
@@ -47,10 +50,13 @@ def plan(profile: str = "cpu", dataset: str = "cifar10", model: str | None = Non
     chosen = cmp.resolve_methods(default_methods(prof.name) if methods is None else methods, METHOD_KEYS)
     dev = str(training.select_device(device))
     cmp.check_datasets(dataset, text_dataset)
+    text_prof = cmp.check_text_profile(text_profile, prof.name)
     p = cmp.Plan(CHAPTER, prof.name, seeds, dev)
     image = cmp.configs(chosen, dataset, model, prof.name, seeds, history_methods=HISTORY_METHODS)
     cmp.add_referenced(p, "image", chosen, image, PAPER)
     if text_dataset is not None:
-        text = cmp.configs(chosen, text_dataset, None, prof.name, seeds)
+        text = cmp.configs(chosen, text_dataset, None, text_prof, seeds)
         cmp.add_referenced(p, "text", chosen, text, PAPER)
+        if text_prof != prof.name:
+            p.profiles["text"] = text_prof
     return p

@@ -43,11 +43,12 @@ def paper_side():
 
 def decide(p: cmp.Plan, runs: dict | None, frames: dict | None = None) -> ClaimLog:
     """The chapter's claims table: every claim of :func:`.claims.definitions` on our runs
-    (every group, every seed the store holds; or why they are missing) and on the paper's
-    printed rows."""
-    ours = rpt.runs_evidence(p, runs, ("image", "text"), frames) if runs else None
-    ours = ours or Missing("ours", p.profile, chapter.not_in_store(p.profile))
-    return claims_log(PAPER, CHAPTER, definitions(), [ours, paper_side()], SECTION, rpt.names())
+    (every group, every seed the store holds; or why they are missing; one side per profile
+    when the text rows are planned at another profile than the image rows,
+    :func:`replicate.comparison.report.runs_sides`) and on the paper's printed rows."""
+    ours = rpt.runs_sides(p, runs, ("image", "text"), frames) if runs else []
+    ours = ours or [Missing("ours", p.profile, chapter.not_in_store(p.profile))]
+    return claims_log(PAPER, CHAPTER, definitions(), [*ours, paper_side()], SECTION, rpt.names())
 
 
 def _intervals(p: cmp.Plan, image: dict, frames: dict) -> dict:
@@ -74,9 +75,11 @@ def report(p: cmp.Plan, runs: dict) -> rpt.Report:
     return rpt.Report(CHAPTER, p.profile, rpt.keys_of(wide), sections)
 
 
-def claims(profile: str = "cpu") -> ClaimLog:
+def claims(profile: str = "cpu", text_profile: str | None = None) -> ClaimLog:
     """The registered claims (:data:`replicate.claims.SOURCES`): the chapter's default plan at
-    ``profile``, its runs read from the store (never trained), decided on both sides."""
-    p = plan(profile, device="cpu")
-    runs = cmp.load(p)
-    return decide(p, None) if runs is None else report(p, runs).claims
+    ``profile`` (its text rows at ``text_profile``, None: ``profile``), the runs of every group
+    whose runs are all in the store (never trained; the rows of a group with a missing run
+    are left out), decided on both sides."""
+    p = plan(profile, device="cpu", text_profile=text_profile)
+    runs = cmp.load_groups(p)
+    return report(p, runs).claims if runs else decide(p, None)

@@ -20,7 +20,7 @@ QUOTED = {"ce": "cross_entropy", "flsd": "flsd53"}
 
 def overview(p: cmp.Plan) -> str:
     """One line on what the plan will load or train."""
-    return (f"profile {p.profile} | device {p.device} | seeds {p.seeds} | "
+    return (f"profile {p.profile_text()} | device {p.device} | seeds {p.seeds} | "
             f"{len(p.configs())} runs to load or train")
 
 
