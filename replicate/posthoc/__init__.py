@@ -41,7 +41,8 @@ from scipy import optimize, special
 
 from .. import metrics as _metrics
 from .. import checks
-from .fts import AUTHORS_CLAMP, LINKS, PAPER_T_GRID, SELECT_METRICS, check_clamp, fts_probs, grid_scores
+from .fts import AUTHORS_CLAMP, LINKS, PAPER_T_GRID, SELECT_METRICS, check_clamp, fts_probs
+from .fts_grid import grid_scores
 
 __all__ = [
     "Calibrator", "temperature_scale", "temperature_curve", "fit_temperature",
