@@ -38,6 +38,7 @@ from ... import metrics as _m
 from .resampling import N_BOOT_SLOW, indices, matmul
 
 N_BINS = 15
+_BLOCK = 1 << 18            # elements of a block of resamples (2 MB: it stays in cache)
 #: Metrics computed for all resamples at once (the equal-mass ECEs and the smooth ECE on the
 #: first :data:`~replicate.comparison.noise.resampling.N_BOOT_SLOW` of them: their bins move with the resample).
 VECTORISED = ("ece", "mce", "classwise_ece", "error", "accuracy", "nll", "brier", "s99_fraction", "s99_accuracy",
@@ -309,23 +310,42 @@ def _mass_sums(s: Scored, w: np.ndarray, n_bins: int = N_BINS):
     confidences, with duplicates) as ``(count, sum of confidences, sum of hits)``, each
     ``(B, n_bins)``, for every row of the weights ``w`` at once: the examples sorted by
     confidence once, each resample's edges read from its cumulative weights, its bin sums
-    from cumulative weighted sums."""
+    from cumulative weighted sums (differences of the running sums at the bin bounds, the
+    sums of :func:`replicate.binning.bin_sums` up to rounding), a block of rows at a time."""
     conf, hit = s.top()
     o = np.argsort(conf, kind="stable")
-    srt, w = conf[o], np.asarray(w, dtype=np.float64)[:, o]
+    srt, hit_o, w = conf[o], hit[o], np.asarray(w)
     b, n = w.shape
-    cw = np.cumsum(w, axis=1)
     sizes = np.full(n_bins, n // n_bins)
     sizes[: n % n_bins] += 1
     cut = np.cumsum(sizes)[:-1]
-    rows = np.arange(b)[:, None] * (n + 1.0)
-    at = lambda k: srt[np.searchsorted((cw + rows).ravel(), (k[None] + rows).ravel(), "right")  # noqa: E731
-                       .reshape(b, -1) - np.arange(b)[:, None] * n]
-    inner = (at(cut - 1) + at(cut)) / 2.0                                   # (b, n_bins - 1)
-    q = np.stack([np.searchsorted(srt, e, "right") for e in inner])         # bin starts in sorted order
-    pad = lambda x: np.concatenate([np.zeros((b, 1)), np.cumsum(x, axis=1)], axis=1)  # noqa: E731
-    bounds = np.concatenate([np.zeros((b, 1), dtype=np.intp), q, np.full((b, 1), n)], axis=1)
-    return tuple(np.diff(np.take_along_axis(pad(x), bounds, 1), axis=1) for x in (w, w * srt, w * hit[o]))
+    at = np.concatenate([cut - 1, cut])                      # the sorted positions either side of each inner edge
+    out = np.empty((3, b, n_bins))
+    step = max(1, _BLOCK // max(n, 1))
+    for a in range(0, b, step):
+        ws = np.asarray(w[a:a + step], dtype=np.float64)[:, o]
+        m = len(ws)
+        run = np.cumsum(ws, axis=1)                           # whole numbers: exact
+        v = srt[np.stack([np.searchsorted(c, at, "right") for c in run])]   # the resample's values there
+        inner = (v[:, : n_bins - 1] + v[:, n_bins - 1:]) / 2.0
+        q = np.stack([np.searchsorted(srt, e, "right") for e in inner])     # bin starts in sorted order
+        bounds = np.concatenate([np.zeros((m, 1), dtype=np.intp), q, np.full((m, 1), n)], axis=1)
+        out[0, a:a + m] = _between(run, bounds)
+        for k, x in ((1, srt), (2, hit_o)):
+            np.multiply(ws, x, out=run)
+            np.cumsum(run, axis=1, out=run)
+            out[k, a:a + m] = _between(run, bounds)
+    return out[0], out[1], out[2]
+
+
+def _between(run: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """The sums between consecutive ``bounds`` (positions, per row) from the running sums
+    ``run`` of each row: ``run[b_{k+1} - 1] - run[b_k - 1]``, the running sum before position
+    0 being 0."""
+    idx = bounds - 1
+    got = np.take_along_axis(run, np.maximum(idx, 0), 1)
+    got[idx < 0] = 0.0
+    return np.diff(got, axis=1)
 
 
 def _adaece(s: Scored, w: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
