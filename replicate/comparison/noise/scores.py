@@ -35,6 +35,7 @@ from scipy import sparse
 
 from ... import binning as _b
 from ... import metrics as _m
+from . import resampling
 from .resampling import N_BOOT_SLOW, indices, matmul
 
 N_BINS = 15
@@ -169,7 +170,7 @@ def replicated(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.n
         return _debiased(s, w[:N_BOOT_SLOW], 30 if metric.endswith("_30") else N_BINS)
     if metric == "smece":
         return _smece(s, w[:N_BOOT_SLOW])
-    total = w.sum(axis=1, dtype=np.float64)
+    total = resampling.totals(w)
     t = s.terms(metric, ood_set)
     if metric in ("error", "accuracy", "nll", "brier"):
         return 100 * matmul(w, t) / total
