@@ -38,7 +38,7 @@ def class_sum(x: np.ndarray) -> np.ndarray:
     transposed array): one by one below 8 terms, in eight interleaved partial sums up to
     128, halves (rounded to a multiple of 8) above. Bit for bit the row sums of the
     class-last layout, at the speed of whole-slice additions."""
-    return _pairwise(x, 0, x.shape[0])
+    return _pairwise(x, 0, x.shape[0])   # for terms >= 0 (exp): the order of numpy's, its zeros' signs aside
 
 
 def _pairwise(x: np.ndarray, lo: int, n: int) -> np.ndarray:
@@ -48,13 +48,21 @@ def _pairwise(x: np.ndarray, lo: int, n: int) -> np.ndarray:
             out += x[i]
         return out
     if n <= _PW_BLOCK:
-        r = [x[lo + j] + 0.0 for j in range(8)]
-        i = 8
+        if n >= 16:                                        # the eight partial sums (of non-negative terms)
+            r = [x[lo + j] + x[lo + 8 + j] for j in range(8)]
+            i = 16
+        else:
+            r = [x[lo + j] for j in range(8)]             # views: only read below
+            i = 8
         while i < n - n % 8:
             for j in range(8):
                 r[j] += x[lo + i + j]
             i += 8
-        out = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        out, t = r[0] + r[1], r[2] + r[3]
+        out += t
+        np.add(r[4], r[5], out=t)
+        t += r[6] + r[7]
+        out += t                                           # ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
         for i in range(i, n):
             out += x[lo + i]
         return out
@@ -133,11 +141,11 @@ def _top_of_map(parts, gamma: float, buf: np.ndarray, tmp: np.ndarray, top_at: n
         pred, mx = pred.copy(), mx.copy()
         pred.reshape(-1)[odd] = first
         mx.reshape(-1)[odd] = sub[first, np.arange(odd.size)]
-    wy = _at(buf, y_at).reshape(shape) - mx
+    wy = _at(buf, y_at).reshape(shape) - mx if y_at is not None else None
     buf -= mx[None]
     np.exp(buf, out=buf)
     total = class_sum(buf)
-    return wy - np.log(total), pred, 1.0 / total
+    return (wy - np.log(total) if wy is not None else None), pred, 1.0 / total
 
 
 def _binned(conf: np.ndarray, hit: np.ndarray, kind: str, n_bins: int) -> np.ndarray:
@@ -222,8 +230,8 @@ def grid_scores(z: np.ndarray, y: np.ndarray, gammas, temps: np.ndarray, metrics
             buf, tmp = np.empty_like(parts[0]), np.empty_like(parts[0])
         for g in gammas:
             if link == "intended":
-                got = _scores(*_top_of_map(parts, g, buf, tmp, top_at, y_at, top), y, metrics, n_bins, paper_compat,
-                              np.float64)
+                got = _scores(*_top_of_map(parts, g, buf, tmp, top_at, y_at if "nll" in metrics else None, top), y,
+                              metrics, n_bins, paper_compat, np.float64)
                 got["overflowed"] = np.zeros(len(tb))
             else:
                 p, bad = _authors_block(z, tb, g, np.float32, clamp, "broadcast")
