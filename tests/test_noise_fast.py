@@ -128,3 +128,12 @@ def test_a_shared_entry_is_built_by_the_waiter_after_the_timeout(tmp_path, monke
         assert cache.shared(path, lambda: 3, wait=0.1) == 3
     monkeypatch.setenv(cache.CACHE_ENV, "0")
     assert cache.shared(path, lambda: 4) == 4                              # the cache off: computed anew
+
+
+@pytest.mark.parametrize("metric", ["sweep_ece", "sweep_ece_mass"])
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_sweeps_from_the_sorted_whole_set_equal_each_resample_sorted_bit_for_bit(metric, decimals):
+    s = _scored(1500, decimals=decimals)
+    w = resampling.weights(1500, 60, 0, "test")
+    want = np.array([100 * scores.SLOW[metric](s.probs[i], s.labels[i]) for i in map(resampling.indices, w)])
+    np.testing.assert_array_equal(scores.replicated(s, metric, w), want)

@@ -162,6 +162,8 @@ def replicated(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.n
     w = np.asarray(w)
     if w.ndim != 2 or w.shape[1] != s.n:
         raise ValueError(f"w must be a (resamples, {s.n}) weight matrix; got shape {w.shape}")
+    if metric in ("sweep_ece", "sweep_ece_mass"):
+        return _sweeps(s, w[:N_BOOT_SLOW], "mass" if metric.endswith("_mass") else "width")
     if metric in SLOW:
         return np.array([100 * SLOW[metric](s.probs[i], s.labels[i]) for i in map(indices, w[:N_BOOT_SLOW])])
     if metric == "adaece":
@@ -191,6 +193,18 @@ def replicated(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.n
             return 100 * np.nanmax(np.where(cnt > 0, gap / cnt, np.nan), axis=1)
     k = s.probs.shape[1]
     return 100 * np.abs(sums).sum(axis=1) / (total * k)
+
+
+def _sweeps(s: Scored, w: np.ndarray, binning: str) -> np.ndarray:
+    """ECE-sweep (percent, :func:`replicate.metrics.ece_sweep`) on each row of ``w``: each
+    resample's confidences in sorted order are the whole set's, sorted once, each repeated as
+    often as drawn (ties in the order of the examples, as a stable sort of the resample
+    leaves them), so no resample is gathered or sorted."""
+    conf, hit = s.top()
+    o = np.argsort(conf, kind="stable")
+    xs, hs = conf[o], hit[o]
+    return np.array([100 * _b.sweep_sorted(np.repeat(xs, k), np.repeat(hs, k), binning)[0]
+                     for k in np.asarray(w, dtype=np.int64)[:, o]])
 
 
 def point(s: Scored, metric: str, ood_set: str = "") -> float:
