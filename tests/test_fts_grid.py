@@ -113,3 +113,34 @@ def test_a_tie_in_the_map_keeps_the_first_class_as_argmax_does():
     want = reference_grid_scores(z, y, [0.5, -0.5], np.array([0.5, 1.0]), ("nll", "ece"))
     for col in want.columns:
         np.testing.assert_array_equal(got[col].to_numpy(), want[col].to_numpy(), err_msg=col)
+
+
+def _reference_top_conf_and_nll(z, y, temps):
+    """Temperature scaling's top-1 confidence and log-loss with numpy's row sums (as it was)."""
+    zs = z - z.max(axis=1, keepdims=True)
+    zy = zs[np.arange(len(zs)), y]
+    conf, nll = np.empty((len(temps), len(zs))), np.empty(len(temps))
+    for i, t in enumerate(temps):
+        s = np.exp(zs * (1.0 / t)).sum(axis=1)
+        conf[i], nll[i] = 1.0 / s, np.mean(np.log(s) - zy / t)
+    return conf, nll
+
+
+@pytest.mark.parametrize("kind", ["ties", "float16", "huge", "two", "hundred", "two hundred"])
+def test_temperature_scaling_scores_equal_the_row_major_computation_bit_for_bit(kind):
+    from replicate.comparison.noise import temperatures
+    from replicate.posthoc import _top_conf_and_nll
+
+    rng = np.random.default_rng(7)
+    z = _logits(kind, rng)
+    y = rng.integers(0, z.shape[1], size=len(z))
+    conf, nll = _top_conf_and_nll(z, y, TS_GRID[::9])
+    want_conf, want_nll = _reference_top_conf_and_nll(z, y, TS_GRID[::9])
+    np.testing.assert_array_equal(conf, want_conf)
+    np.testing.assert_array_equal(nll, want_nll)
+    zs = z - z.max(axis=1, keepdims=True)
+    c2, n2 = temperatures._per_temperature(z, y, TS_GRID[::9])
+    for i, t in enumerate(TS_GRID[::9]):
+        s = np.exp(zs / t).sum(axis=1)
+        np.testing.assert_array_equal(c2[i], 1.0 / s)
+        np.testing.assert_array_equal(n2[i], np.log(s) - zs[np.arange(len(y)), y] / t)
