@@ -137,3 +137,37 @@ def test_sweeps_from_the_sorted_whole_set_equal_each_resample_sorted_bit_for_bit
     w = resampling.weights(1500, 60, 0, "test")
     want = np.array([100 * scores.SLOW[metric](s.probs[i], s.labels[i]) for i in map(resampling.indices, w)])
     np.testing.assert_array_equal(scores.replicated(s, metric, w), want)
+
+
+def _reference_mass_ece(conf, hit, w, n_bins=15):
+    """The FTS chapter's resampled equal-mass ECE as it was computed (every row at once)."""
+    b, n = w.shape
+    total = int(round(w[0].sum()))
+    sizes = np.full(n_bins, total // n_bins)
+    sizes[: total % n_bins] += 1
+    cut = np.cumsum(sizes)[:-1]
+    order = np.argsort(conf, kind="stable")
+    cs, hs, ws = conf[order], hit[order], w[:, order]
+    off, base = np.arange(b)[:, None] * (total + 1), np.arange(b)[:, None] * n
+    flat = (np.cumsum(ws, axis=1) + off).ravel()
+
+    def at(pos):
+        return cs[np.searchsorted(flat, (pos[None, :] + off).ravel(), "right").reshape(b, -1) - base]
+    inner = (at(cut - 1) + at(cut)) / 2.0
+    bounds = np.searchsorted(cs, inner.ravel(), "right").reshape(b, -1)
+    edges = np.concatenate([np.zeros((b, 1), dtype=np.intp), bounds, np.full((b, 1), n)], axis=1)
+    sc = np.concatenate([np.zeros((b, 1)), np.cumsum(ws * cs, axis=1)], axis=1)
+    sh = np.concatenate([np.zeros((b, 1)), np.cumsum(ws * hs, axis=1)], axis=1)
+    gap = np.diff(np.take_along_axis(sh, edges, 1), axis=1) - np.diff(np.take_along_axis(sc, edges, 1), axis=1)
+    return np.abs(gap).sum(axis=1) / total
+
+
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_the_fts_chapters_resampled_equal_mass_ece_equals_the_reference_bit_for_bit(decimals):
+    from replicate.experiments.fts.report import _mass_ece
+
+    s = _scored(2500, decimals=decimals)
+    conf, hit = s.top()
+    w = resampling.weights(2500, 120, 0, "val")
+    for rows in (w, w[[3, 7, 50]], np.ones((1, 2500))):
+        np.testing.assert_array_equal(_mass_ece(conf, hit, rows), _reference_mass_ece(conf, hit, rows))

@@ -321,15 +321,19 @@ def width_sums(probs, labels, w: np.ndarray, n_bins: int = N_BINS):
 
 
 def _mass_sums(s: Scored, w: np.ndarray, n_bins: int = N_BINS):
+    """:func:`mass_sums` of the top-label confidences and hits of ``s``."""
+    return mass_sums(*s.top(), w, n_bins)
+
+
+def mass_sums(conf: np.ndarray, hit: np.ndarray, w: np.ndarray, n_bins: int = N_BINS):
     """Each resample's equal-mass bins (:func:`replicate.binning.mass_edges` of its
     confidences, with duplicates) as ``(count, sum of confidences, sum of hits)``, each
     ``(B, n_bins)``, for every row of the weights ``w`` at once: the examples sorted by
     confidence once, each resample's edges read from its cumulative weights, its bin sums
     from cumulative weighted sums (differences of the running sums at the bin bounds, the
     sums of :func:`replicate.binning.bin_sums` up to rounding), a block of rows at a time."""
-    conf, hit = s.top()
     o = np.argsort(conf, kind="stable")
-    srt, hit_o, w = conf[o], hit[o], np.asarray(w)
+    srt, hit_o, w = conf[o], np.asarray(hit, dtype=np.float64)[o], np.asarray(w)
     b, n = w.shape
     sizes = np.full(n_bins, n // n_bins)
     sizes[: n % n_bins] += 1
