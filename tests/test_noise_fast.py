@@ -171,3 +171,24 @@ def test_the_fts_chapters_resampled_equal_mass_ece_equals_the_reference_bit_for_
     w = resampling.weights(2500, 120, 0, "val")
     for rows in (w, w[[3, 7, 50]], np.ones((1, 2500))):
         np.testing.assert_array_equal(_mass_ece(conf, hit, rows), _reference_mass_ece(conf, hit, rows))
+
+
+def test_the_temperature_store_returns_the_fit_and_keys_what_it_reads(tmp_path, monkeypatch):
+    from replicate import posthoc
+
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path))
+    monkeypatch.setenv(cache.CACHE_ENV, "1")
+    store._MEMO.clear()
+    rng = np.random.default_rng(3)
+    z, y = (rng.normal(size=(400, 5)) * 3).astype(np.float32), rng.integers(0, 5, 400)
+    for sel in ("ece", "nll", "adaece"):
+        want = posthoc.fit_temperature(z, y, method="grid", metric=sel).params["T"]
+        assert store.temperature(z, y, sel) == want
+        assert store.temperature(z.astype(np.float64), y, sel) == want            # the same float64 logits
+    assert store.temperature(z, y, "ece", n_bins=5) == posthoc.fit_temperature(z, y, metric="ece", n_bins=5).T
+    grid = np.array([0.5, 1.0, 2.0])
+    assert store.temperature(z, y, "ece", grid) == posthoc.fit_temperature(z, y, metric="ece", grid=grid).T
+    store._MEMO.clear()
+    assert store.temperature(z, y, "nll") == posthoc.fit_temperature(z, y, method="grid", metric="nll").T
+    with pytest.raises(ValueError, match="labels must be integers"):
+        store.temperature(z, y.astype(float), "ece")

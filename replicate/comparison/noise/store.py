@@ -8,6 +8,8 @@ cross-entropy baseline of CIFAR-10 ResNet-50 is in five of them - and ``replicat
 builds them in two processes at once, so :func:`replicated` keeps each result in this
 process and on disk (:func:`replicate.claims.cache.shared`, keyed by a hash of those inputs
 and the package's code): whichever chapter asks first computes it, the others read it.
+:func:`temperature` keeps the temperature a run's validation logits choose on a grid the
+same way (every chapter's post-T column and the noise model's "after TS" fit it).
 """
 from __future__ import annotations
 
@@ -26,13 +28,8 @@ def fingerprint(s: scores.Scored, metric: str, ood_set: str = "") -> str:
     for the AUROC."""
     key = ("fingerprint", ood_set if metric == "auroc" else "")
     if key not in s._terms:
-        h = hashlib.sha256()
         arrays = [s.probs, s.labels, s.logp_y] + ([s.ood[ood_set]] if metric == "auroc" and ood_set in s.ood else [])
-        for a in arrays:
-            a = np.ascontiguousarray(a)
-            h.update(f"{a.dtype.str}{a.shape}".encode())
-            h.update(a.tobytes())
-        s._terms[key] = h.hexdigest()
+        s._terms[key] = _digest(*arrays)
     return s._terms[key]
 
 
@@ -50,3 +47,35 @@ def replicated(s: scores.Scored, metric: str, w: np.ndarray, ood_set: str = "") 
         path = cache.folder() / f"draws-{cache.code_version()}" / f"{cache.name('draws', sig)}.pkl"
         _MEMO[sig] = cache.shared(path, lambda: scores.replicated(s, metric, w, ood_set))
     return _MEMO[sig].copy()
+
+
+def _digest(*arrays) -> str:
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def temperature(val_logits, val_labels, selector: str = "ece", grid=None, n_bins: int = 15) -> float:
+    """The ``T`` of :func:`replicate.posthoc.fit_temperature` (``method="grid"``, ``metric=selector``,
+    ``grid`` default :data:`replicate.posthoc.TS_GRID`, ``n_bins``), computed once per
+    validation set, selector, grid and bin count and read back after."""
+    from ... import posthoc
+
+    grid = np.asarray(posthoc.TS_GRID if grid is None else grid, dtype=np.float64)
+
+    def fit():
+        return float(posthoc.fit_temperature(val_logits, val_labels, method="grid", metric=selector, grid=grid,
+                                             n_bins=n_bins).params["T"])
+    z, y = np.asarray(val_logits, dtype=np.float64), np.asarray(val_labels)
+    if y.dtype.kind not in "iu":
+        return fit()                                      # the fit says what is wrong with them
+    sig = ("temperature", _digest(z, y.astype(np.int64), grid), selector, int(n_bins))   # what the fit reads
+    if sig not in _MEMO:
+        from ...claims import cache
+
+        path = cache.folder() / f"draws-{cache.code_version()}" / f"{cache.name('temperature', sig)}.pkl"
+        _MEMO[sig] = cache.shared(path, fit)
+    return _MEMO[sig]

@@ -79,6 +79,8 @@ def replicated(val_logits, val_labels, w: np.ndarray, selector: str = "ece", gri
 
 
 def chosen(val_logits, val_labels, selector: str = "ece", grid=None) -> float:
-    """The temperature :func:`replicate.posthoc.fit_temperature` chooses (grid, by ``selector``)."""
-    return float(posthoc.fit_temperature(val_logits, val_labels, method="grid", metric=selector,
-                                         grid=posthoc.TS_GRID if grid is None else grid).params["T"])
+    """The temperature :func:`replicate.posthoc.fit_temperature` chooses (grid, by ``selector``),
+    fitted once per validation set (:func:`replicate.comparison.noise.store.temperature`)."""
+    from .store import temperature
+
+    return temperature(val_logits, val_labels, selector, grid)
