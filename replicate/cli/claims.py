@@ -1,12 +1,14 @@
 """The ``claims`` subcommand: every claim the book checks, from the one registry.
 
 ``replicate claims [--paper P] [--kind theory|experiment] [--format table|json|csv]
-[--profile smoke|cpu|paper] [--workers N]``
+[--profile smoke|cpu|gpu|paper] [--beside gpu,paper] [--workers N]``
     print every registered claim (:func:`replicate.claims.collect`) with its paper, claim,
     where in the paper, how it was checked, result, verdict and the chapter section that
     shows it. Theory checks run at the grid sizes of ``--profile`` (default ``cpu``: under
     a minute on a laptop CPU; ``paper``: larger grids); experiment claims read the
-    chapters' runs of that profile from the run store (never training).
+    chapters' runs of that profile from the run store (never training). ``--beside`` adds
+    the verdicts on our runs at more profiles where the store holds them (the claims ledger
+    page shows those of every larger profile).
 """
 from __future__ import annotations
 
@@ -28,9 +30,11 @@ def _cmd_claims(args) -> int:
     srcs = claims.sources(args.paper, args.kind)         # validates --paper and --kind before any work
     if args.profile not in claims.registry.PROFILES:
         raise ValueError(f"--profile must be one of {', '.join(claims.registry.PROFILES)}; got {args.profile!r}")
+    beside = claims.registry.check_beside([b for b in (args.beside or "").split(",") if b], args.profile)
     workers = claims.registry.default_workers() if args.workers is None else args.workers
     with tqdm(total=len(srcs), desc="claims", unit="source", file=sys.stderr, disable=args.quiet) as bar:
         frames = claims.registry.build_frames(srcs, args.profile, workers, done=lambda *_: bar.update())
+    frames = claims.registry.add_beside(srcs, frames, beside, workers)
     import pandas as pd
 
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=claims.COLUMNS)
@@ -63,5 +67,8 @@ def add_subcommands(sub, parents) -> None:
     c.add_argument("--profile", default="cpu", help="grid sizes / runs of this profile: smoke, cpu (default), gpu, paper")
     c.add_argument("--workers", type=int, default=None,
                    help="processes building the chapters' claims (default: the CPU cores, at most 4; 1: none)")
+    c.add_argument("--beside", default="",
+                   help="comma-separated larger profiles (e.g. gpu,paper) whose verdicts on our runs follow each "
+                        "experiment claim where the store holds their runs, as on the claims ledger page")
     c.add_argument("--quiet", action="store_true", help="no progress bar")
     c.set_defaults(func=_cmd_claims)
