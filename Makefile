@@ -11,7 +11,6 @@ PYTEST_ARGS ?=
 # make publish pushes the built book to this branch of this git remote (GitHub Pages).
 REMOTE ?= origin
 PAGES_BRANCH ?= gh-pages
-PLACEHOLDER := YOUR-GITHUB-USER/YOUR-REPOSITORY
 
 .PHONY: book test check-html publish setup lock clean-book clean help gpu-job gpu-job-check gpu-job-check-chapter gpu-job-restore gpu-job-twin
 
@@ -60,11 +59,9 @@ check-html: $(STAMP)
 	$(PY) -m replicate.book.check _build/html
 
 # Manual deploy to GitHub Pages (the workflow .github/workflows/book.yml does it on every
-# push to main). Set repository.url in _config.yml to your repository first.
+# push to main). The book's repository and launch buttons point at origin when it is on GitHub
+# (or at REPLICATE_REPOSITORY; README, "The HTML book: offline math, checks, publishing").
 publish: book
-	@if grep -q "$(PLACEHOLDER)" _config.yml; then \
-	  echo "make publish: set repository.url in _config.yml to your repository (it still reads $(PLACEHOLDER))"; \
-	  exit 1; fi
 	$(PY) -m pip install --quiet -e ".[publish]"
 	$(VENV)/bin/ghp-import --no-jekyll --force --push --remote $(REMOTE) --branch $(PAGES_BRANCH) \
 	  --message "Publish the book from $$(git rev-parse --short HEAD)" _build/html

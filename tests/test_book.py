@@ -112,3 +112,18 @@ def test_every_page_of_the_built_book_passes_the_html_check(smoke_book):
     workdir, _ = smoke_book
     problems = htmlcheck.check_book(workdir / "_build" / "html")
     assert not problems, "\n".join(map(str, problems))
+
+
+@pytest.mark.slow
+def test_the_launch_buttons_open_the_books_own_repository_or_are_left_out(smoke_book):
+    """Issue #32, item 3: no page links a placeholder repository; Binder buttons exist exactly
+    when the repository the book was built from is known (replicate.book.repository)."""
+    from replicate import config
+    from replicate.book import repository
+
+    workdir, _ = smoke_book
+    url, _, _ = repository.repository(config.repo_root())
+    for page in (workdir / "_build" / "html" / "book" / "chapters").glob("*.html"):
+        html = page.read_text()
+        assert "YOUR-GITHUB-USER" not in html and "executablebooks/jupyter-book" not in html, page.name
+        assert ("mybinder.org" in html) == (url is not None), page.name

@@ -252,9 +252,16 @@ def check_data(chapters, purpose: str = "replicate book", data_dir=None, probe=N
 
 
 def build_html(base: Path, strict: bool = True, log=print) -> Path:
-    """Run ``jupyter-book build`` on ``base`` with execution off (and ``-W`` when strict)."""
+    """Run ``jupyter-book build`` on ``base`` with execution off (and ``-W`` when strict), its
+    repository and launch buttons pointing at the repository the book is built from, or
+    left out (:mod:`replicate.book.repository`)."""
+    from ..book import repository
+
+    url, branch, why = repository.repository(config.repo_root())
+    log(f"[replicate] repository and launch buttons: {url or 'left out'} ({why})")
+    cfg = repository.effective_config(base / "_config.yml", base / "_build" / "config" / "_config.yml", url, branch)
     exe = Path(sys.executable).parent / "jupyter-book"
-    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(base), "--builder", "html"]
+    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(base), "--builder", "html", "--config", str(cfg)]
     if strict:
         cmd += ["-W", "-n", "--keep-going"]
     log(f"[replicate] building the book: jupyter-book {' '.join(cmd[1:])}")
