@@ -16,7 +16,7 @@ import pytest
 
 from replicate import cli, experiments, runs, sweep
 from replicate.runs import RunConfig
-from replicate.sweep import device_chapter, job, queue, travel
+from replicate.gpu_loan import device_chapter, job, queue, travel
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -118,7 +118,7 @@ def test_core_sets_split_the_cores():
 _KILLED_JOB = """
 import sys
 from pathlib import Path
-from replicate.sweep import job
+from replicate.gpu_loan import job
 from test_gpu_job import items
 its = items(("focal", {"gamma": 3.0}), ("cross_entropy", {}), epochs=int(sys.argv[2]))
 job.run(Path(sys.argv[1]), profile="smoke", budget=600, workers=2, device="cpu", items=its)
@@ -217,7 +217,7 @@ def test_travel_hides_other_profiles_logits_for_the_call_and_restores_them(tmp_p
     import json
     import subprocess
 
-    from replicate.sweep import travel
+    from replicate.gpu_loan import travel
 
     def git(*args):
         return subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, text=True).stdout
@@ -273,7 +273,7 @@ def test_stage_copies_exactly_what_travels_and_the_check_measures_it(tmp_path):
     import json
     import subprocess
 
-    from replicate.sweep import travel
+    from replicate.gpu_loan import travel
 
     root = tmp_path / "checkout"
     root.mkdir()
@@ -323,7 +323,7 @@ def test_stage_copies_exactly_what_travels_and_the_check_measures_it(tmp_path):
 def test_carry_keeps_only_this_calls_archives(tmp_path):
     """What a rehearsal unpacked into .gpu-carry/data (a 20news-bydate/ folder, decoded
     arrays) and a data set that does not fit this time must not travel."""
-    from replicate.sweep import travel
+    from replicate.gpu_loan import travel
 
     data = tmp_path / "data"
     (data / "20news-bydate" / "20news-bydate-train").mkdir(parents=True)
@@ -342,7 +342,7 @@ def test_image_twin_holds_only_the_gpu_images_packages():
     anything else there (jupytext, papermill, gensim) would hide a missing wheel."""
     import re
 
-    from replicate.sweep import wheels
+    from replicate.gpu_loan import wheels
 
     wl = wheels.read_list()
     lines = [ln.split("#")[0].strip() for ln in (REPO / "benchmarks" / "image_twin.txt").read_text().splitlines()]
@@ -401,7 +401,7 @@ def test_travel_carries_data_sets_in_queue_order_while_the_whole_fits():
 
 
 def test_wheel_tier_sizes_count_the_pinned_wheels_present(tmp_path):
-    from replicate.sweep import wheels
+    from replicate.gpu_loan import wheels
 
     folder = tmp_path / "wheels"
     probe, other = tiny_wheel(folder, "probe", "1.0"), tiny_wheel(folder, "stray", "2.0")
@@ -467,7 +467,7 @@ def test_wheel_list_pins_the_lock_and_leaves_nothing_to_chance():
     them on the GPU image or left out; the job's tier reads the chapters' sources."""
     import re
 
-    from replicate.sweep import wheels
+    from replicate.gpu_loan import wheels
 
     wl = wheels.read_list()
     lock = {wheels.normalize(m.group(1)): m.group(2)
@@ -486,7 +486,7 @@ def test_wheel_list_pins_the_lock_and_leaves_nothing_to_chance():
 
 
 def test_wheels_install_once_activate_and_report_unmet_requirements(tmp_path, monkeypatch):
-    from replicate.sweep import wheels
+    from replicate.gpu_loan import wheels
 
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.setenv("PYTHONPATH", "elsewhere")

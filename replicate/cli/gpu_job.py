@@ -1,4 +1,4 @@
-"""The ``gpu-job`` subcommand: spend a GPU loan on the queue's next runs (:mod:`replicate.sweep.job`).
+"""The ``gpu-job`` subcommand: spend a GPU loan on the queue's next runs (:mod:`replicate.gpu_loan.job`).
 
 ``replicate gpu-job [--out DIR] [--budget S] [--workers K] [--mps auto|on|off] [--steps abcdef]``
     on the GPU machine (``make gpu-job``): train, pause before the budget, pack into ``--out``
@@ -8,9 +8,9 @@
 ``replicate gpu-job --check-travel [--with-chapter]``
     on the development machine (``make gpu-job-check``, ``make gpu-job-check-chapter``):
     put the data archives the next runs need and the wheels the machine lacks
-    (:mod:`replicate.sweep.wheels`; with ``--with-chapter`` also those that execute the
+    (:mod:`replicate.gpu_loan.wheels`; with ``--with-chapter`` also those that execute the
     Mukhoti chapter there) into ``.gpu-carry/``, keep the committed logits off the device
-    (:mod:`replicate.sweep.travel`; with ``--with-chapter`` except the chapter's runs'),
+    (:mod:`replicate.gpu_loan.travel`; with ``--with-chapter`` except the chapter's runs'),
     and say in one line what would travel and whether it fits;
 ``replicate gpu-job --stage DIR``
     copy exactly what would travel into the new folder ``DIR`` (``make gpu-job-twin``
@@ -25,20 +25,20 @@ import os
 import shutil
 from pathlib import Path
 
-from ..sweep.travel import CARRY
+from ..gpu_loan.travel import CARRY
 #: The files a data set is read from, in the order the loaders look for them.
 DATA_FILES = {"cifar10": ("cifar-10-python.tar.gz", "cifar10-jpeg.tar.gz"),
               "20newsgroups": ("20news-bydate.tar.gz",)}
-#: The wheel tiers (:data:`replicate.sweep.wheels.TIERS`) a data set's runs need on the machine.
+#: The wheel tiers (:data:`replicate.gpu_loan.wheels.TIERS`) a data set's runs need on the machine.
 DATA_TIERS = {"20newsgroups": ("text",)}
 
 
 def chapter_plan_state(profile: str) -> dict:
-    """The Mukhoti chapter (:data:`replicate.sweep.device_chapter.CHAPTER`) at ``profile``, as the
+    """The Mukhoti chapter (:data:`replicate.gpu_loan.device_chapter.CHAPTER`) at ``profile``, as the
     development machine sees it: ``{"keys", "missing" (not in results/), "data" (what it
     would load when complete), "executed" (a committed copy executed on a GPU machine)}``."""
     from .. import config
-    from ..sweep import device_chapter as dc
+    from ..gpu_loan import device_chapter as dc
     from ..sweep.plan import sweep_plan
 
     _, _, plan = sweep_plan(dc.CHAPTER, {}, profile)
@@ -50,7 +50,7 @@ def chapter_plan_state(profile: str) -> dict:
 
 def check_travel(steps: str, profile: str, with_chapter: bool = False) -> int:
     from .. import config
-    from ..sweep import device_chapter as dc, queue, travel, wheels
+    from ..gpu_loan import device_chapter as dc, queue, travel, wheels
 
     root = config.repo_root()
     todo = queue.missing(queue.build(profile, steps))
@@ -141,7 +141,7 @@ def list_queue(steps: str, profile: str, workers: int | None, mps: bool) -> int:
     import pandas as pd
 
     from ..runs import find
-    from ..sweep import queue
+    from ..gpu_loan import queue
 
     items = queue.build(profile, steps)
     a = queue.assumptions()
@@ -163,7 +163,7 @@ def list_queue(steps: str, profile: str, workers: int | None, mps: bool) -> int:
 
 
 def _cmd_gpu_job(args) -> int:
-    from ..sweep import device_chapter as dc, job, queue
+    from ..gpu_loan import device_chapter as dc, job, queue
 
     steps = queue.check_steps(args.steps)
     if args.list:
@@ -175,14 +175,14 @@ def _cmd_gpu_job(args) -> int:
         return check_travel(steps, args.profile, with_chapter=args.with_chapter)
     if args.stage:
         from .. import config
-        from ..sweep import travel
+        from ..gpu_loan import travel
 
         size = travel.stage(config.repo_root(), Path(args.stage))
         print(f"gpu-job: staged what travels ({size:.1f} MiB of {travel.LIMIT_MIB:g}) in {args.stage}")
         return 0
     if args.restore:
         from .. import config
-        from ..sweep import travel
+        from ..gpu_loan import travel
 
         n = travel.restore(config.repo_root())
         print(f"gpu-job: {n} hidden logits back in the index" if n else "gpu-job: nothing was hidden")
@@ -193,7 +193,7 @@ def _cmd_gpu_job(args) -> int:
     carried = config.repo_root() / CARRY / "data"
     if not os.environ.get(config.DATA_ENV) and carried.is_dir():
         os.environ[config.DATA_ENV] = str(carried)      # the data `make gpu-job-check` put in .gpu-carry/
-    from ..sweep import wheels
+    from ..gpu_loan import wheels
 
     return job.run(Path(out), profile=args.profile, budget=args.budget, workers=args.workers, mps=args.mps,
                    steps=steps, device=args.device, check_engine=not args.no_engine_check,
@@ -202,7 +202,7 @@ def _cmd_gpu_job(args) -> int:
 
 def add_subcommands(sub, parents) -> None:
     from ..profiles import PROFILES
-    from ..sweep.job import MPS_MODES
+    from ..gpu_loan.machine import MPS_MODES
 
     g = sub.add_parser("gpu-job", parents=parents,
                        help="train the GPU queue's next runs within a time budget and pack them (a GPU loan)")

@@ -12,7 +12,7 @@
   caller with a fixed time limit (the GPU job) always gets to pack what finished; they
   resume from their last finished epoch. Ctrl-C stops the workers; finished runs are
   kept (written atomically) and every unfinished run resumes from its last epoch
-  checkpoint when the same sweep is run again. The GPU job (:mod:`replicate.sweep.job`) and ``replicate sweep --executor local``
+  checkpoint when the same sweep is run again. The GPU job (:mod:`replicate.gpu_loan.job`) and ``replicate sweep --executor local``
   both use this runner.
 - submitit (``cluster="slurm"``; ``"local"``/``"debug"`` for tests): one job array, one
   run per job, each job a requeueable :class:`replicate.sweep.worker.TrainJob`.

@@ -11,7 +11,7 @@ prepared and rehearsed on the CPU so that a loan needs no thinking on the machin
    minute (``benchmarks/gpu_check.py`` on a small ResNet-18 problem); losses that pass
    train with the whole step captured (``graph``), the others with the eager bf16 loop,
    and it says so; the result is kept for later calls on the same machine;
-4. it trains the missing runs of the global queue (:mod:`replicate.sweep.queue`) in
+4. it trains the missing runs of the global queue (:mod:`replicate.gpu_loan.queue`) in
    priority order, ``workers`` at once on the one GPU, each process on its own CPU
    cores (:func:`replicate.sweep.execute.run_local`, the runner of ``replicate sweep``);
    every run checkpoints each epoch on the machine's disk;
@@ -25,11 +25,11 @@ prepared and rehearsed on the CPU so that a loan needs no thinking on the machin
    packs again (the archives hold every run finished on the machine).
 
 6. once every run of the Mukhoti chapter's ``gpu`` plan is finished (queue steps b and d,
-   :data:`replicate.sweep.device_chapter.CHAPTER`), it executes that chapter there as its users with a GPU will
+   :data:`replicate.gpu_loan.device_chapter.CHAPTER`), it executes that chapter there as its users with a GPU will
    (``replicate run exp_focal_loss --profile gpu``, loading the runs, training nothing;
-   :func:`~replicate.sweep.device_chapter.chapter_step`) and returns the executed notebook beside the archives. It needs
+   :func:`~replicate.gpu_loan.device_chapter.chapter_step`) and returns the executed notebook beside the archives. It needs
    the Jupyter stack the machine lacks: the wheels ``replicate gpu-job --check-travel
-   --with-chapter`` carries (:mod:`replicate.sweep.wheels`), which the job installs into a
+   --with-chapter`` carries (:mod:`replicate.gpu_loan.wheels`), which the job installs into a
    ``--target`` folder first; the job itself needs a few of them (jupytext, to read the
    chapters' parameters cells), carried by every ``--check-travel``.
 
@@ -174,18 +174,18 @@ def run(out, *, profile: str = "gpu", budget: float = 540.0, workers: int | None
         wheel_dir=None, chapter: str | None = None, python: str | None = None) -> int:
     """The GPU job (module docstring). Returns :data:`DONE`, :data:`MORE` or :data:`FAILED`.
 
-    ``items``: train these :class:`replicate.sweep.queue.Item` instead of the queue's
+    ``items``: train these :class:`replicate.gpu_loan.queue.Item` instead of the queue's
     ``steps`` at ``profile`` (tests use longer smoke runs to exercise pause and resume).
-    ``wheel_dir``: carried wheels to install first (:mod:`replicate.sweep.wheels`; the CLI
+    ``wheel_dir``: carried wheels to install first (:mod:`replicate.gpu_loan.wheels`; the CLI
     passes ``.gpu-carry/wheels``). ``chapter``: the chapter to execute at ``profile`` once
-    its runs are finished (:func:`~replicate.sweep.device_chapter.chapter_step`; the CLI passes
-    :data:`replicate.sweep.device_chapter.CHAPTER`; None: no
+    its runs are finished (:func:`~replicate.gpu_loan.device_chapter.chapter_step`; the CLI passes
+    :data:`replicate.gpu_loan.device_chapter.CHAPTER`; None: no
     chapter step), with ``python`` (default: this interpreter).
     """
     t_start = time.monotonic()
     from .. import profiles, runs, training
     from . import queue
-    from .execute import run_local
+    from ..sweep.execute import run_local
 
     # every argument checked before anything expensive
     profiles.get_profile(profile)
@@ -298,6 +298,3 @@ def pack(keys, out: Path, log, status: int) -> int:
     log(f"pack: {len(keys)} runs in {len(paths)} archive(s): {' '.join(p.name for p in paths)}; on the development "
         f"machine: replicate runs unpack {' '.join(p.name for p in paths)}")
     return status
-
-
-# ----------------------------------------------------------------------------- wheels
