@@ -9,6 +9,8 @@ of loans. Imports point one way: this package uses :mod:`replicate.sweep`, never
   order a loan should train them, and the device time it takes;
 - :mod:`.job` -- the GPU job (``replicate gpu-job`` on the machine): train the queue's next
   runs within the call's budget and pack them into archives that travel back;
+- :mod:`.deadline` -- the call's budget as the sweep runner's deadline and hard stop, and
+  the admission of the runs that still fit before it;
 - :mod:`.machine` -- the lent machine as the job sees it: its state folder, the job's log,
   the device report, the CUDA MPS daemon;
 - :mod:`.device_chapter` -- the Mukhoti chapter executed on the machine once its runs are
