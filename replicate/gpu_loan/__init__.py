@@ -16,7 +16,9 @@ of loans. Imports point one way: this package uses :mod:`replicate.sweep`, never
 - :mod:`.device_chapter` -- the Mukhoti chapter executed on the machine once its runs are
   finished;
 - :mod:`.wheels` -- the Python wheels carried to the machine (the Jupyter stack it lacks);
-- :mod:`.travel` -- what travels to the machine, keeping the committed logits off it.
+- :mod:`.travel` -- what travels to the machine, keeping the committed logits off it;
+- :mod:`.prepare` -- the development machine's side of a loan: the queue's listing, the
+  travel check that fills ``.gpu-carry/``, the staged copy for a rehearsal, the restore.
 
 Each module is imported when first reached (``rp.gpu_loan.queue``), so the command line's
 parser stays cheap.

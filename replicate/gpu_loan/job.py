@@ -276,6 +276,28 @@ def run(out, *, profile: str = "gpu", budget: float = 540.0, workers: int | None
     return status
 
 
+def run_from_checkout(out=None, *, with_chapter: bool = True, **options) -> int:
+    """:func:`run` as ``replicate gpu-job`` (``make gpu-job``) starts it on the machine, from the
+    carried checkout: into ``out`` (default ``$OUT``, else ``gpu-out``), with the data of
+    ``.gpu-carry/data`` unless ``REPLICATE_DATA`` is set, the carried wheels
+    (:data:`replicate.gpu_loan.wheels.CARRY_DIR`) and, unless ``with_chapter`` is False, the
+    Mukhoti chapter (:data:`replicate.gpu_loan.device_chapter.CHAPTER`); ``options`` go to
+    :func:`run`."""
+    import os
+
+    from .. import config
+    from .device_chapter import CHAPTER
+    from .travel import CARRY
+    from .wheels import CARRY_DIR
+
+    out = out or os.environ.get("OUT") or "gpu-out"
+    carried = config.repo_root() / CARRY / "data"
+    if not os.environ.get(config.DATA_ENV) and carried.is_dir():
+        os.environ[config.DATA_ENV] = str(carried)      # the data `make gpu-job-check` put in .gpu-carry/
+    return run(Path(out), wheel_dir=config.repo_root() / CARRY_DIR, chapter=CHAPTER if with_chapter else None,
+               **options)
+
+
 def pack(keys, out: Path, log, status: int) -> int:
     """Pack the runs ``keys`` finished on this machine into ``out`` (at most :data:`MAX_PARTS` parts)."""
     from .. import runs
