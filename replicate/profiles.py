@@ -23,7 +23,7 @@ Every training chapter runs at one of four profiles, defined here and nowhere el
     250/350 of the run), bf16 autocast for images (float32 head, loss and optimiser;
     text stays float32). Sized from measurements (:data:`GPU_SIZING`) for GPU loans of
     15 minutes of device time: the queue's steps a-c (one seed of every CIFAR-10 method
-    of the experiment chapters, :mod:`replicate.sweep.queue`) take about two loans with
+    of the experiment chapters, :mod:`replicate.gpu_loan.queue`) take about two loans with
     four trainings at once under CUDA MPS (``replicate gpu-job --list`` prints the
     arithmetic). Why ResNet-18 and 30 epochs: the cross-entropy pilot (one H200,
     2026-11-26, seed 1, full CIFAR-10 JPEG, committed runs) measured test error / ECE
@@ -307,7 +307,7 @@ def markdown(*names: str) -> str:
 
 
 #: The measurements and assumptions that size the ``gpu`` profile and the GPU job
-#: (:func:`replicate.sweep.queue.sizing`). Throughputs were measured on one H200 on
+#: (:func:`replicate.gpu_loan.queue.sizing`). Throughputs were measured on one H200 on
 #: 2026-11-26 (``benchmarks/train_speed.py --concurrent``, ResNet-18, batch 128, bf16,
 #: channels-last, the engine's uncaptured steps; ``benchmarks/measured/2026-11-26-h200/``):
 #: images per second over four trainings at once, without and with the CUDA MPS daemon.

@@ -11,7 +11,8 @@
 ``replicate sweep CHAPTER [-p NAME VALUE]... [--executor local|slurm] [--workers N] [--dry-run]``
     train a chapter's missing runs in parallel, then execute it (:mod:`replicate.cli.sweep`);
 ``replicate gpu-job [--budget S] [--steps abcdef] [--list] [--check-travel]``
-    spend a GPU loan on the global queue's next runs and pack them (:mod:`replicate.cli.gpu_job`);
+    spend a GPU loan on the global queue's next runs and pack them (:mod:`replicate.cli.gpu_job`,
+    :mod:`replicate.gpu_loan`);
 ``replicate data check [DATASET]...`` / ``replicate data generate DIR``
     say which copy of each data set the data directory holds; write generated test data.
 

@@ -192,7 +192,7 @@ def _cmd_prune(args) -> int:
     import shutil
 
     from .. import profiles, runs
-    from ..sweep import queue
+    from ..gpu_loan import queue
 
     if args.profile is None:
         raise ValueError("runs prune needs --profile (one of " + ", ".join(profiles.PROFILES) + ")")
@@ -209,7 +209,7 @@ def _cmd_prune(args) -> int:
 
 def _cmd_unpack(args) -> int:
     from .. import config, runs
-    from ..sweep import travel
+    from ..gpu_loan import travel
 
     back = travel.restore(config.repo_root())   # what `gpu-job --check-travel` kept off the device
     if back:
