@@ -295,4 +295,5 @@ def provenance_table(root: Path | None = None):
                      "wall time (s)": round(float(meta.get("wall_time_s", float("nan"))), 1), "commit": short,
                      "package hash": meta.get("package_hash"), "lock": meta.get("lock_sha256"),
                      "executed (UTC)": meta.get("timestamp")})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["chapter", "profile", "device", "wall time (s)", "commit", "package hash",
+                                       "lock", "executed (UTC)"])
