@@ -6,7 +6,10 @@
     where in the paper, how it was checked, result, verdict and the chapter section that
     shows it. Theory checks run at the grid sizes of ``--profile`` (default ``cpu``: under
     a minute on a laptop CPU; ``paper``: larger grids); experiment claims read the
-    chapters' runs of that profile from the run store (never training).
+    chapters' runs of that profile from the run store (never training). A damaged run does
+    not stop the ledger: a claim whose evidence needs it is ``not tested`` with "run <key>
+    damaged", and every damaged run file of the stores is listed at the end, one line each
+    on stderr with its fix (exit status 1 when there is one).
 """
 from __future__ import annotations
 
@@ -29,6 +32,10 @@ def _cmd_claims(args) -> int:
     if args.profile not in claims.registry.PROFILES:
         raise ValueError(f"--profile must be one of {', '.join(claims.registry.PROFILES)}; got {args.profile!r}")
     workers = claims.registry.default_workers() if args.workers is None else args.workers
+    from ..runs import check_store
+    from .runs import report_damaged
+
+    damaged = check_store("all")                          # every damaged run file, before the builders read them
     with tqdm(total=len(srcs), desc="claims", unit="source", file=sys.stderr, disable=args.quiet) as bar:
         frames = claims.registry.build_frames(srcs, args.profile, workers, done=lambda *_: bar.update())
     import pandas as pd
@@ -38,7 +45,7 @@ def _cmd_claims(args) -> int:
     if not len(frame) and args.format == "table":
         print("no claims registered" + (f" for paper {args.paper}" if args.paper else "")
               + (f" of kind {args.kind}" if args.kind else ""))
-        return 0
+        return 1 if report_damaged(damaged) else 0
     if args.format == "json":
         print(frame.to_json(orient="records", indent=1, force_ascii=False))
     elif args.format == "csv":
@@ -52,7 +59,7 @@ def _cmd_claims(args) -> int:
             if counts is not None:
                 print("\nverdicts per paper:")
                 print(counts.to_string())
-    return 0
+    return 1 if report_damaged(damaged) else 0
 
 
 def add_subcommands(sub, parents) -> None:
