@@ -152,6 +152,12 @@ def check_store(store: str = "all", logits: bool = True) -> list[DamagedRunError
     -------
     list of DamagedRunError
         In store order, then folder order; empty when every run reads back.
+
+    Example
+    -------
+    >>> from replicate.runs import check_store
+    >>> [str(err) for err in check_store('results')]   # one line per damaged file; none here
+    []
     """
     if store != "all" and store not in STORES:
         raise ValueError(f"store must be one of all, {', '.join(STORES)}; got {store!r}")
