@@ -70,6 +70,7 @@ def installed(tmp_path, monkeypatch, no_env):
     assert set(asked) == {("focal-calibration", False)}
 
 
+@pytest.mark.slow          # trains one smoke run
 def test_installed_elsewhere_everything_goes_to_the_user_folder_and_nothing_to_the_cwd(installed, monkeypatch):
     import torch
 

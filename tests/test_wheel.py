@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow      # a wheel built by pip: about 20 s
+
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "replicate"
 #: Folders at the root of a checkout that are not sources (local or built), left out of the copy.
