@@ -47,7 +47,7 @@ def test_reuse_finished_takes_an_equivalent_finished_run(monkeypatch):
     cfgs = rp.comparison.configs([rp.comparison.METHODS["fl3"], rp.comparison.METHODS["brier"]], "cifar10",
                                  None, "smoke", (1,))
     hist = cfgs[("fl3", 1)].replace(options={"eval_every_epoch": True})
-    monkeypatch.setattr(rp.runs, "find", lambda cfg: "run" if cfg.key == hist.key else None)
+    monkeypatch.setattr(rp.runs, "find", lambda cfg, **kw: "run" if cfg.key == hist.key else None)
     out = rp.comparison.reuse_finished(cfgs)
     assert out[("fl3", 1)].key == hist.key                   # the finished run with per-epoch records
     assert out[("brier", 1)].key == cfgs[("brier", 1)].key   # nothing finished: planned as given

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -30,7 +31,8 @@ def results(tmp_path, monkeypatch):
 
 
 def fabricate(results, profile, group):
-    """Finished-run records (no logits) of one group of the tiny plan at ``profile``."""
+    """Finished-run records (and two-example logits: a run without them is damaged, hence
+    missing) of one group of the tiny plan at ``profile``."""
     params = {k: v for k, v in TINY.items() if k not in ("profile", "text_profile")}
     plan = experiments.chapter_plan("exp_focal_loss", **params, profile=profile)
     for cfg in plan.group(group).values():
@@ -40,6 +42,8 @@ def fabricate(results, profile, group):
                   "metrics": {s: {} for s in ("val", "test", "val_ts", "test_ts")}, "temperature": 1.0,
                   "history": [], "provenance": {}, "wall_time": 0.0}
         (path / "record.json").write_text(json.dumps(record))
+        np.savez_compressed(path / "logits.npz", test_logits=np.zeros((2, 10), np.float16),
+                            test_labels=np.zeros(2, np.int64))
 
 
 def test_the_text_rows_are_planned_at_their_own_profile():

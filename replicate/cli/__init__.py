@@ -58,7 +58,8 @@ def _cmd_book(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS,
-                        help=f"data directory (default: ${config.DATA_ENV} or data/ at the repository root)")
+                        help=f"data directory (default: ${config.DATA_ENV}, else data/ at the repository root, or in "
+                             f"the per-user cache folder when the package is installed outside its checkout)")
     parser = argparse.ArgumentParser(prog="replicate", parents=[common],
                                      description="Executable replication of five focal-loss calibration papers.")
     sub = parser.add_subparsers(dest="command", required=True)

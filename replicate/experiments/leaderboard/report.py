@@ -362,7 +362,9 @@ def decide(p: cmp.Plan, runs: dict | None, fitted: dict | None = None, papers=tu
             cal = calibrated(wide, fitted)
         ours = our_evidence(wide, cal, p.profile)
     else:
-        ours = Missing("ours", p.profile, NOT_IN_STORE.format(p.profile))
+        from ...runs import damage
+
+        ours = Missing("ours", p.profile, damage.reason(p.configs()) or NOT_IN_STORE.format(p.profile))
     methods = [m.key for m in p.methods["image"]]
     out = {}
     for paper in papers:
