@@ -462,3 +462,36 @@ def test_long_titles_wrap_instead_of_widening_the_image():
     assert legibility.image_width_px(fig) > legibility.COLUMN_PX
     assert legibility.wrap_figure_texts(fig) == 2
     assert legibility.image_width_px(fig) <= 6.0 * fig.dpi + 2 * legibility.PAD_INCHES * fig.dpi + 1
+
+
+def test_every_behaviour_links_its_source_or_says_it_was_not_located():
+    """Issue #32, item 4: every statement about the authors' code links the repository, the
+    commit (40 hex digits) and the lines of the file where the behaviour lives, or says
+    explicitly that the code was not located in a public repository."""
+    import re
+
+    from replicate.protocol import authors_code
+
+    form = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/blob/[0-9a-f]{40}/[^#\s]+#L\d+(-L\d+)?")
+    assert authors_code.check_sources() == []
+    for b in authors_code.behaviours():
+        assert b.source or authors_code.NOT_LOCATED in b.source_note, b.topic
+        for url in b.source:
+            assert form.fullmatch(url), (b.topic, url)
+    assert set(authors_code.SOURCES) <= {b.topic for b in authors_code.behaviours()}   # no stray topic
+    md = authors_code.markdown()
+    assert md.count("- *Source*: ") == len(authors_code.behaviours())
+    assert md.count("](https://github.com/") == sum(len(b.source) for b in authors_code.behaviours())
+    assert "source" in authors_code.frame().columns
+
+
+def test_check_sources_catches_a_missing_or_malformed_source(monkeypatch):
+    from replicate.protocol import authors_code
+
+    bare = authors_code.Behaviour("x", "p", "w", "f", "b", why_not="n", source_note="read somewhere")
+    moving = authors_code.Behaviour("y", "p", "w", "f", "b", why_not="n",
+                                    source=("https://github.com/o/r/blob/main/f.py#L1-L2",))
+    monkeypatch.setattr(authors_code, "DEFECTS", (*authors_code.DEFECTS, bare, moving))
+    assert authors_code.check_sources() == ["x: no source and no note that it was not located",
+                                            "y: https://github.com/o/r/blob/main/f.py#L1-L2"]
+    assert authors_code.github("o/r", "a" * 40, "a b.py", 3) == f"https://github.com/o/r/blob/{'a' * 40}/a%20b.py#L3"
