@@ -154,10 +154,28 @@ def _text(r, spread: str = "sd", digits: int = 2, with_T: bool = False) -> str:
     return s
 
 
+#: A metric's column heading in the side-by-side tables, as the book's glossary writes it
+#: (issue #32, item 1); a metric missing here is headed by its name in METRIC_NAMES.
+HEADINGS = {"ece": "ECE (%)", "adaece": "AdaECE (%)", "classwise_ece": "classwise ECE (%)", "mce": "MCE (%)",
+            "nll": "NLL (x100)", "error": "test error (%)", "brier": "Brier score (x100)", "smece": "smooth ECE (%)",
+            "debiased_ece": "debiased ECE (%, 15 bins)", "debiased_ece_30": "debiased ECE (%, 30 bins)",
+            "sweep_ece": "ECE sweep (%, equal-width)", "sweep_ece_mass": "ECE sweep (%, equal-mass)",
+            "auroc": "AUROC (%)", "accuracy": "accuracy (%)", "rbs": "RBS", "ece_kde": "ECE KDE",
+            "s99_fraction": "|S99| (%)", "s99_accuracy": "accuracy on S99 (%)"}
+
+
+def heading(metric: str, scaled: bool = False) -> str:
+    """``"classwise_ece"`` -> ``"classwise ECE (%)"``; ``scaled`` adds " post T"."""
+    from .evaluation import METRIC_NAMES
+
+    words = HEADINGS.get(metric) or METRIC_NAMES.get(metric, metric)
+    return words + (" post T" if scaled else "")
+
+
 def _metric(m) -> tuple[str, bool, str]:
-    """``"ece"`` or ``("ece", True)`` -> ``(metric, scaled, heading)``."""
+    """``"ece"`` or ``("ece", True)`` -> ``(metric, scaled, heading)`` (:func:`heading`)."""
     metric, scaled = (m, False) if isinstance(m, str) else (m[0], bool(m[1]))
-    return metric, scaled, metric + (" (post T)" if scaled else "")
+    return metric, scaled, heading(metric, scaled)
 
 
 def _check_metrics(metrics, *frames) -> None:
