@@ -500,3 +500,11 @@ def test_long_titles_wrap_instead_of_widening_the_image():
     assert legibility.image_width_px(fig) > legibility.COLUMN_PX
     assert legibility.wrap_figure_texts(fig) == 2
     assert legibility.image_width_px(fig) <= 6.0 * fig.dpi + 2 * legibility.PAD_INCHES * fig.dpi + 1
+
+
+def test_the_profile_table_shows_setting_names_as_code_and_no_index():
+    from replicate import profiles
+
+    html = profiles.describe_table("smoke", "cpu").to_html()
+    assert "<code>n_train</code>" in html
+    assert notebook_checks.table_problems(html) == []

@@ -8,7 +8,7 @@ written to stderr (Python's ``warnings`` module, a library's log line, the book'
 book, and ``python -m replicate.book.notebook_checks book/chapters/*.ipynb`` over a built book.
 
 :func:`table_problems` lists what a table of a page (or of a cell's ``text/html`` output)
-shows a reader that it should not: a header cell that is a Python identifier with an
+shows a reader that it should not: a header cell (of a column or a row) that is a Python identifier with an
 underscore (``classwise_ece``; a name the reader types is shown as ``<code>`` and is left
 alone), a cell with a number of more than four decimals (``0.212000``), a cell reading
 ``NaN``, and pandas' default integer index shown as a header-less first column (0, 1, 10,
@@ -115,8 +115,7 @@ def table_problems(html_text: str) -> list[str]:
             text = _text(cell)
             if not text:
                 continue
-            header = cell.name == "th" and (cell.find_parent("thead") is not None or "col_heading" in (cell.get("class") or []))
-            if header and IDENTIFIER.match(text):
+            if cell.name == "th" and IDENTIFIER.match(text):  # a column's or a row's header
                 found.append(f"table [{name}]: header {text!r} is a Python identifier")
             if LONG_DECIMAL.search(text):
                 found.append(f"table [{name}]: cell {text[:60]!r} has more than four decimals")
