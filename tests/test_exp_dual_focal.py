@@ -544,3 +544,18 @@ def test_every_glued_key_of_the_chapter_is_produced(cpu_chapter):
     assert all(isinstance(v, str) and v for v in produced.values())
     assert produced["rbs_fit_brier"] == produced["rbs_cells"] == "48"
     assert "identical test logits" in produced["identical_runs"]
+
+
+def test_the_rbs_check_and_printed_table3_are_headed_in_words():
+    """Issue #32, item 1: no identifier header (fits_rbs), no method key, no pandas index."""
+    from types import SimpleNamespace
+
+    from replicate.book import notebook_checks
+    from replicate.experiments.dual_focal import views
+
+    c = SimpleNamespace(paper=views.paper_tables())
+    for table in (views.rbs_check(c), views.printed_table3(c)):
+        html = table.to_html()
+        assert notebook_checks.table_problems(html) == [], html[:300]
+    assert "at least the smallest RBS" in views.rbs_check(c).to_html()
+    assert "AdaDualFocal" in views.printed_table3(c).to_html()

@@ -172,6 +172,18 @@ def heading(metric: str, scaled: bool = False) -> str:
     return words + (" post T" if scaled else "")
 
 
+def by_label(frame: pd.DataFrame, index: str = "row", digits: int = 2, caption: str = ""):
+    """``frame`` (methods as columns, by key, e.g. a :func:`pivot`) as a reader sees it: each
+    method headed by its catalogue label ("flsd53" -> "FLSD-53"), the index a column headed
+    ``index``, numbers to ``digits`` decimals, "–" for a missing cell, no pandas index."""
+    from .methods import short
+
+    lab = {"adafocal": "AdaFocal"}
+    out = frame.rename(columns=lambda k: lab.get(k) or short(k)).rename_axis(index=index, columns=None)
+    out = out.reset_index().style.hide(axis="index").format(precision=digits, na_rep="–")
+    return out.set_caption(caption) if caption else out
+
+
 def _metric(m) -> tuple[str, bool, str]:
     """``"ece"`` or ``("ece", True)`` -> ``(metric, scaled, heading)`` (:func:`heading`)."""
     metric, scaled = (m, False) if isinstance(m, str) else (m[0], bool(m[1]))

@@ -55,11 +55,9 @@ def seeds_table(seeds: pd.DataFrame, caption: str = ""):
 
 
 def by_label(frame: pd.DataFrame, index: str = "row", digits: int = 2):
-    """``frame`` (methods as columns, by key) with the methods' labels as headings, its index
-    a column headed ``index``, numbers to ``digits`` decimals and no pandas index shown."""
-    lab = {"adafocal": "AdaFocal", **labels()}
-    out = frame.rename(columns=lambda k: lab.get(k, k)).rename_axis(index=index, columns=None).reset_index()
-    return out.style.hide(axis="index").format(precision=digits, na_rep="–")
+    """``frame`` (methods as columns, by key) headed by the methods' labels, no pandas index
+    (:func:`replicate.comparison.layouts.by_label`)."""
+    return layouts.by_label(frame, index, digits)
 
 
 def runs_by_label(runs: dict, keys, seed: int, history: bool = True) -> dict:
