@@ -390,3 +390,12 @@ def test_the_seeds_table_and_a_paper_pivot_are_headed_in_words():
     pivot = pd.DataFrame({"adafocal": [0.2], "flsd53": [np.nan]}, index=pd.Index(["CIFAR-100, ResNet-50"], name="row"))
     html = views.by_label(pivot, "network").to_html()
     assert notebook_checks.table_problems(html) == [] and "FLSD-53" in html and "AdaFocal" in html
+
+
+def test_rows_by_label_shows_method_labels_and_no_index():
+    from replicate.book import notebook_checks
+
+    frame = pd.DataFrame({"T by ece": [1.2, np.nan], "test ECE %, T by ece": [1.234567, 2.0]},
+                         index=["cross_entropy", "flsd53"])
+    html = cmp.layouts.rows_by_label(frame).to_html()
+    assert notebook_checks.table_problems(html) == [] and "FLSD-53" in html and "1.23" in html

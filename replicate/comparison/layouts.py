@@ -184,6 +184,16 @@ def by_label(frame: pd.DataFrame, index: str = "row", digits: int = 2, caption: 
     return out.set_caption(caption) if caption else out
 
 
+def rows_by_label(frame: pd.DataFrame, digits: int = 2, caption: str = ""):
+    """``frame`` (a row per method key) as a reader sees it: a ``method`` column of the
+    catalogue labels, numbers to ``digits`` decimals, "–" for a missing cell, no pandas index."""
+    from .methods import short
+
+    out = frame.rename(index=lambda k: "AdaFocal" if k == "adafocal" else short(k)).rename_axis("method")
+    out = out.reset_index().style.hide(axis="index").format(precision=digits, na_rep="–")
+    return out.set_caption(caption) if caption else out
+
+
 def _metric(m) -> tuple[str, bool, str]:
     """``"ece"`` or ``("ece", True)`` -> ``(metric, scaled, heading)`` (:func:`heading`)."""
     metric, scaled = (m, False) if isinstance(m, str) else (m[0], bool(m[1]))
