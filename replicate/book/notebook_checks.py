@@ -8,14 +8,15 @@ written to stderr (Python's ``warnings`` module, a library's log line, the book'
 book, and ``python -m replicate.book.notebook_checks book/chapters/*.ipynb`` over a built book.
 
 :func:`table_problems` lists what a table of a page (or of a cell's ``text/html`` output)
-shows a reader that it should not: a header cell (of a column or a row) that is a Python identifier with an
-underscore (``classwise_ece``; a name the reader types is shown as ``<code>`` and is left
-alone), a cell with a number of more than four decimals (``0.212000``), a cell reading
-``NaN``, and pandas' default integer index shown as a header-less first column (0, 1, 10,
-11, ...). :func:`table_problems_in` runs it over an executed notebook, including frames
-printed to stdout (a number of more than four decimals or a ``NaN`` there). ``tests/test_book.py``
-runs it over every chapter page of the smoke book; ``python -m replicate.book.notebook_checks
---tables _build/html/book/chapters/*.html`` over a built book.
+shows a reader that it should not: a header cell, of a column or a row, that is a Python
+identifier with an underscore (``classwise_ece``; a name the reader types is shown as
+``<code>`` and is left alone), a cell with a number of more than four decimals
+(``0.212000``, ``2.58e-09`` is fine), a cell reading ``NaN``, and pandas' default integer
+index shown as a header-less first column (0, 1, 10, 11, ...). :func:`table_problems_in`
+runs it over an executed notebook, including frames printed to stdout (a number of more than
+four decimals or a ``NaN`` there). ``tests/test_book.py`` runs it over the chapter pages of
+the smoke book; ``python -m replicate.book.notebook_checks --tables
+_build/html/book/chapters/*.html`` (or executed notebooks) over a built book.
 """
 from __future__ import annotations
 
