@@ -84,12 +84,6 @@ def test_no_executed_chapter_shows_a_warning(smoke_book):
     assert not found, "\n".join(f"{name}: cell {cell}: {line}" for name, w in found.items() for cell, line in w)
 
 
-#: chapters whose tables still show identifier headers, long decimals, NaN or a pandas index
-#: (issue #32, item 1, not done yet); each is checked once it leaves this set
-TABLES_NOT_YET_IN_WORDS = {"claims_ledger", "measuring_calibration", "reproducibility", "theory_dual_focal",
-                           "theory_fcl", "theory_focal_loss", "theory_fts"}
-
-
 @pytest.mark.slow
 def test_every_table_of_the_built_chapters_is_headed_in_words(smoke_book):
     """Issue #32, item 1: no table header of a chapter page is a Python identifier, no cell
@@ -97,8 +91,6 @@ def test_every_table_of_the_built_chapters_is_headed_in_words(smoke_book):
     workdir, _ = smoke_book
     found = {}
     for ch in runner.toc_chapters():
-        if ch.name in TABLES_NOT_YET_IN_WORDS:
-            continue
         html = (workdir / "_build" / "html" / "book" / "chapters" / f"{ch.name}.html").read_text()
         found[ch.name] = notebook_checks.table_problems(html)
     found = {name: p for name, p in found.items() if p}
