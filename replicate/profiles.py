@@ -290,7 +290,14 @@ def describe(*names: str):
 
 def describe_table(*names: str):
     """:func:`describe` as the chapters show it: each setting's name is shown as code (the
-    name a reader passes, e.g. ``n_train``), no pandas index (issue #32, item 1)."""
+    name a reader passes, e.g. ``n_train``), no pandas index (issue #32, item 1).
+
+    Example
+    -------
+    >>> from replicate.profiles import describe_table
+    >>> "<code>n_train</code>" in describe_table("smoke").to_html()
+    True
+    """
     import html
 
     frame = describe(*names).reset_index()
