@@ -288,6 +288,23 @@ def describe(*names: str):
     return frame
 
 
+def describe_table(*names: str):
+    """:func:`describe` as the chapters show it: each setting's name is shown as code (the
+    name a reader passes, e.g. ``n_train``), no pandas index (issue #32, item 1).
+
+    Example
+    -------
+    >>> from replicate.profiles import describe_table
+    >>> "<code>n_train</code>" in describe_table("smoke").to_html()
+    True
+    """
+    import html
+
+    frame = describe(*names).reset_index()
+    return (frame.style.hide(axis="index")
+            .format({"setting": lambda v: f"<code>{html.escape(str(v))}</code>"}, escape=None))
+
+
 def markdown(*names: str) -> str:
     """:func:`describe` as a GitHub-flavoured markdown table (no extra dependency).
 

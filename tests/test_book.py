@@ -85,6 +85,19 @@ def test_no_executed_chapter_shows_a_warning(smoke_book):
 
 
 @pytest.mark.slow
+def test_every_table_of_the_built_chapters_is_headed_in_words(smoke_book):
+    """Issue #32, item 1: no table header of a chapter page is a Python identifier, no cell
+    shows more than four decimals or NaN, no pandas index is shown (notebook_checks.table_problems)."""
+    workdir, _ = smoke_book
+    found = {}
+    for ch in runner.toc_chapters():
+        html = (workdir / "_build" / "html" / "book" / "chapters" / f"{ch.name}.html").read_text()
+        found[ch.name] = notebook_checks.table_problems(html)
+    found = {name: p for name, p in found.items() if p}
+    assert not found, "\n".join(f"{name}: {line}" for name, p in found.items() for line in p)
+
+
+@pytest.mark.slow
 def test_exercises_are_numbered_from_one_in_every_chapter(smoke_book):
     """sphinx-exercise numbers across the book unless told otherwise; replicate.book.html
     renumbers per page, so each chapter's exercises read Exercise 1, 2, ... in order."""

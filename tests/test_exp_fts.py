@@ -452,3 +452,17 @@ def test_glued_texts_come_from_the_numbers():
     r = fts_tables.rule_texts()
     assert r == {"t_rule": rp.claims.wording.near_one_text(), "loss_share": "50%", "minor": "3 %", "ece_gain": "15 %",
                  "min_r2": "0.9"}
+
+
+def test_the_fig8_and_clamp_tables_are_headed_in_words():
+    """Issue #32, item 1: labels, R², three decimals, γ_ev as written, no pandas index."""
+    from replicate.book import notebook_checks
+    from replicate.experiments.fts import views
+
+    paths = pd.DataFrame([{"method": "fl1", "seed": s, "gamma": g, "T": 1.0 + 0.2123456 * g + 0.01 * s}
+                          for s in (1, 2) for g in (-0.5, 0.0, 0.5, 1.0)])
+    html = views.fig8_table(paths, "cap").to_html()
+    assert notebook_checks.table_problems(html) == [] and "FL-1" in html and "R²" in html and "0.212" in html
+    clamp = pd.DataFrame({"our runs": [1e-9, 2e-8]}, index=pd.Index([-0.5, 1.0], name="gamma_ev"))
+    html = views.clamp_table(clamp, "cap").to_html()
+    assert notebook_checks.table_problems(html) == [] and ">-0.5<" in html and "γ_ev" in html

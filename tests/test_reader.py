@@ -145,6 +145,44 @@ def test_warnings_in_finds_stderr_and_warning_lines_and_nothing_else():
                                                (2, "LegibilityWarning: small"), (4, "a log line")]
 
 
+# ----------------------------------------------------------------------------- table words
+def test_table_problems_flags_identifier_headers_long_decimals_nan_and_a_pandas_index():
+    """Issue #32, item 1: pandas' own HTML of a raw frame shows every problem."""
+    frame = pd.DataFrame({"temperature_scaled": [0.212, float("nan")], "ECE (%)": [1.5, 2.25]})
+    found = notebook_checks.table_problems(frame.to_html(float_format="{:.6f}".format))
+    assert any("pandas index" in f for f in found)
+    assert any("'temperature_scaled' is a Python identifier" in f for f in found)
+    assert any("'0.212000' has more than four decimals" in f for f in found)
+    assert any("shows NaN" in f for f in found)
+    styled = frame.style.hide(axis="index").format(precision=2, na_rep="–").to_html()
+    assert [f for f in notebook_checks.table_problems(styled) if "identifier" not in f] == []
+
+
+def test_table_problems_leaves_words_code_short_decimals_and_labelled_indexes_alone():
+    ok = ("<table><thead><tr><th>method</th><th>ECE (%)</th><th><code>n_bins</code></th>"
+          "<th>low/high</th></tr></thead><tbody><tr><td>FL-1</td><td>1.2345</td><td>15</td>"
+          "<td>Nancy – none</td></tr></tbody></table>")
+    assert notebook_checks.table_problems(ok) == []
+    labelled = ("<table><thead><tr><th>seed</th><th>ECE (%)</th></tr></thead>"
+                "<tbody><tr><th>0</th><td>1.2</td></tr><tr><th>1</th><td>1.3</td></tr></tbody></table>")
+    assert notebook_checks.table_problems(labelled) == []
+    assert notebook_checks.table_problems("<p>no table, 0.123456 NaN</p>") == []
+
+
+def test_table_problems_in_reads_html_outputs_and_frames_printed_to_stdout():
+    nb = {"cells": [
+        {"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stdout",
+                                           "text": "     gamma  T\nfl1  0.212000  1.022000\n"}]},
+        {"cell_type": "code", "outputs": [{"output_type": "execute_result", "data": {
+            "text/html": "<table><thead><tr><th>sweep_ece_mass</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>",
+            "text/plain": "x"}}]},
+        {"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stdout", "text": "ECE 1.23 %\n"}]},
+    ]}
+    found = notebook_checks.table_problems_in(nb)
+    assert [i for i, _ in found] == [0, 1]
+    assert "0.212000" in found[0][1] and "sweep_ece_mass" in found[1][1]
+
+
 # ----------------------------------------------------------------------------- scale
 def test_the_calibrated_twin_is_calibrated_and_its_ece_matches_the_clt_prediction():
     rng = np.random.default_rng(0)
@@ -495,3 +533,11 @@ def test_check_sources_catches_a_missing_or_malformed_source(monkeypatch):
     assert authors_code.check_sources() == ["x: no source and no note that it was not located",
                                             "y: https://github.com/o/r/blob/main/f.py#L1-L2"]
     assert authors_code.github("o/r", "a" * 40, "a b.py", 3) == f"https://github.com/o/r/blob/{'a' * 40}/a%20b.py#L3"
+
+
+def test_the_profile_table_shows_setting_names_as_code_and_no_index():
+    from replicate import profiles
+
+    html = profiles.describe_table("smoke", "cpu").to_html()
+    assert "<code>n_train</code>" in html
+    assert notebook_checks.table_problems(html) == []

@@ -68,15 +68,15 @@ POSTHOC_LONG = {"none": "no post-hoc calibration",
 OOD_SET = DEFAULT_OOD
 #: metric -> (column label, full name). Lower is better except for :data:`HIGHER_IS_BETTER`.
 BOARD_METRICS = {
-    "error": ("error", "test error (%)"),
-    "nll": ("NLL", "negative log-likelihood (x100)"),
-    "brier": ("Brier", "Brier score (x100, summed over classes)"),
-    "ece": ("ECE", "ECE (%, 15 equal-width bins)"),
-    "adaece": ("AdaECE", "AdaECE (%, 15 equal-mass bins)"),
-    "classwise_ece": ("cw-ECE", "classwise ECE (%, 15 bins)"),
-    "mce": ("MCE", "MCE (%, 15 equal-width bins)"),
-    "smece": ("smECE", "smooth ECE (%, Blasiok & Nakkiran 2023)"),
-    "auroc": ("AUROC", "AUROC (%) of the softmax entropy, test images against the same images with "
+    "error": ("test error (%)", "test error (%)"),
+    "nll": ("NLL (x100)", "negative log-likelihood (x100)"),
+    "brier": ("Brier (x100)", "Brier score (x100, summed over classes)"),
+    "ece": ("ECE (%)", "ECE (%, 15 equal-width bins)"),
+    "adaece": ("AdaECE (%)", "AdaECE (%, 15 equal-mass bins)"),
+    "classwise_ece": ("classwise ECE (%)", "classwise ECE (%, 15 bins)"),
+    "mce": ("MCE (%)", "MCE (%, 15 equal-width bins)"),
+    "smece": ("smooth ECE (%)", "smooth ECE (%, Blasiok & Nakkiran 2023)"),
+    "auroc": ("AUROC (%)", "AUROC (%) of the softmax entropy, test images against the same images with "
                        "CIFAR-10-C Gaussian noise, severity 5"),
 }
 HIGHER_IS_BETTER = ("auroc",)
