@@ -58,7 +58,8 @@ from ._inputs import (_TIE_RTOL, SearchLimitWarning, _check_bounds, _check_choic
                       _check_grid, _check_labels, _check_logits, _check_T, _first_min, _warn_bound,
                       _warn_grid_limit)
 from .calibrator import Calibrator
-from .fts import AUTHORS_CLAMP, FTS_GAMMAS, FTS_T_GRID, PAPER_T_GRID
+from .fts import (AUTHORS_CLAMP, FTS_GAMMAS, FTS_T_GRID, LINKS, PAPER_T_GRID, SELECT_METRICS,  # noqa: F401
+                  check_clamp, fts_probs, grid_scores)
 from .fts_fit import fit_focal_temperature, fit_focal_temperatures
 
 __all__ = [
