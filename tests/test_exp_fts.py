@@ -250,14 +250,17 @@ def test_t_by_ece_resampled_equals_the_plain_refit():
     posthoc.fit_temperature refitted on that resample (noise.temperatures' plain loop)."""
     from replicate.comparison.noise import resampling, temperatures
 
-    for seed, scale in ((1, 3.0), (2, 8.0)):
+    for seed, scale, tied in ((1, 3.0, False), (2, 8.0, False), (3, 3.0, True)):
         z, y = FakeRun(seed, scale).logits("val")
+        if tied:  # 5 tied classes, the rest far below: confidence exactly 1/5 = 3/15, tied confidences
+            z = z.copy()
+            z[:60], z[:60, :5] = -1e4, 0.0
         w = resampling.weights(len(y), 30, 0, "val")
         grid = [0.05, 0.3, 0.6, 0.9, 1.0, 1.1, 1.5, 2.0, 3.0]
         got = fts_report.t_by_adaece(z, y, w, grid)
         np.testing.assert_array_equal(got, temperatures.replicated(z, y, w, "adaece", grid=np.array(grid)))
         one = fts_report.t_by_adaece(z, y, np.ones((1, len(y))), grid)[0]
-        assert one == rp.posthoc.fit_temperature(z, y, metric="adaece", grid=grid).T
+        assert one == rp.posthoc.fit_temperature(z, y, method="grid", metric="adaece", grid=grid).T
 
 
 def test_our_side_reads_the_chapters_own_calibrations_and_counts_twins_once():

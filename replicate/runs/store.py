@@ -224,7 +224,7 @@ def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: 
               for s, (lg, y) in splits.items() for what in ("logits", "labels")}
     val_z, val_y = arrays["val_logits"].astype(np.float64), arrays["val_labels"]
     test_z, test_y = arrays["test_logits"].astype(np.float64), arrays["test_labels"]
-    cal = posthoc.fit_temperature(val_z, val_y, method="grid", metric="ece")
+    cal = posthoc.fit_temperature(val_z, val_y, method="grid", metric="ece", warn=False)
     T = float(cal.params["T"])
     metrics = {"val": _metrics(val_z, val_y), "test": _metrics(test_z, test_y),
                "val_ts": _metrics(val_z / T, val_y), "test_ts": _metrics(test_z / T, test_y)}

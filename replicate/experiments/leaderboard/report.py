@@ -104,8 +104,8 @@ def fit(val_logits, val_labels) -> dict:
     """``{"ts": (T, nan), "fts": (T, gamma_ev)}`` fitted on the validation logits by validation
     ECE (15 equal-width bins) on the grid 0.1..10.0 (:data:`replicate.posthoc.TS_GRID`)."""
     zv = np.asarray(val_logits, dtype=np.float64)
-    T = float(posthoc.fit_temperature(zv, val_labels, method="grid", metric="ece", grid=posthoc.TS_GRID).T)
-    f = posthoc.fit_focal_temperature(zv, val_labels, metric="ece", temperatures=posthoc.TS_GRID)
+    T = float(posthoc.fit_temperature(zv, val_labels, method="grid", metric="ece", grid=posthoc.TS_GRID, warn=False).T)
+    f = posthoc.fit_focal_temperature(zv, val_labels, metric="ece", temperatures=posthoc.TS_GRID, warn=False)
     return {"ts": (T, math.nan), "fts": (float(f.T), float(f.gamma))}
 
 
