@@ -11,9 +11,8 @@ PYTEST_ARGS ?=
 # make publish pushes the built book to this branch of this git remote (GitHub Pages).
 REMOTE ?= origin
 PAGES_BRANCH ?= gh-pages
-PLACEHOLDER := YOUR-GITHUB-USER/YOUR-REPOSITORY
 
-.PHONY: book test check-html publish setup lock clean-book clean help gpu-job gpu-job-check gpu-job-check-chapter gpu-job-restore gpu-job-twin
+.PHONY: book test check-html publish setup lock dist clean-book clean help gpu-job gpu-job-check gpu-job-check-chapter gpu-job-restore gpu-job-twin
 
 help:
 	@echo "make book        set up .venv, execute every chapter (default profile cpu), build the HTML book"
@@ -21,6 +20,7 @@ help:
 	@echo "make check-html  load every page of the built book in headless Chromium, offline (needs chromium)"
 	@echo "make publish     build the book and push _build/html to the $(PAGES_BRANCH) branch of $(REMOTE)"
 	@echo "make lock        rewrite requirements.lock from pyproject.toml (UPGRADE=1: newest allowed versions)"
+	@echo "make dist        build the sdist and the wheel into dist/ (python -m build) and check them with twine"
 	@echo "make gpu-job-check  put the data the GPU queue needs and the wheels the job needs (jupytext) into .gpu-carry/, keep the committed logits off the device, say what would travel"
 	@echo "make gpu-job-check-chapter  the same, plus the wheels and runs' logits with which the job executes the Mukhoti chapter at gpu on the machine"
 	@echo "make gpu-job-restore  after the device call: the logits gpu-job-check kept off the device back in the index"
@@ -54,17 +54,22 @@ lock: $(STAMP)
 	$(VENV)/bin/uv pip compile pyproject.toml --all-extras --universal --generate-hashes --python-version 3.11 \
 	  --custom-compile-command "make lock" $(if $(UPGRADE),--upgrade) --output-file $(LOCK)
 
+# The sdist and the wheel of the distribution focal-calibration, checked by twine (metadata,
+# README rendering). tests/test_wheel.py checks what the wheel holds.
+dist: $(STAMP)
+	rm -rf dist build
+	$(PY) -m build --outdir dist .
+	$(PY) -m twine check --strict dist/*
+
 # Checks the book as built by `make book`: math typeset with no network, internal links,
 # images, JavaScript errors. Uses the system Chromium (Debian/Ubuntu: apt-get install chromium).
 check-html: $(STAMP)
 	$(PY) -m replicate.book.check _build/html
 
 # Manual deploy to GitHub Pages (the workflow .github/workflows/book.yml does it on every
-# push to main). Set repository.url in _config.yml to your repository first.
+# push to main). The book's repository and launch buttons point at origin when it is on GitHub
+# (or at REPLICATE_REPOSITORY; README, "The HTML book: offline math, checks, publishing").
 publish: book
-	@if grep -q "$(PLACEHOLDER)" _config.yml; then \
-	  echo "make publish: set repository.url in _config.yml to your repository (it still reads $(PLACEHOLDER))"; \
-	  exit 1; fi
 	$(PY) -m pip install --quiet -e ".[publish]"
 	$(VENV)/bin/ghp-import --no-jekyll --force --push --remote $(REMOTE) --branch $(PAGES_BRANCH) \
 	  --message "Publish the book from $$(git rev-parse --short HEAD)" _build/html
@@ -73,7 +78,7 @@ clean-book:
 	rm -rf _build book/chapters
 
 clean: clean-book
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache dist build
 
 # The GPU job (issue #20; CONTRIBUTING.md "GPU loans"). On the GPU machine there is no
 # virtual environment and no network: the machine's python3 runs the package from the

@@ -6,7 +6,9 @@ Modules are named by concept; import the package once and reach them as attribut
     rp.metrics.ece(probs, labels)
 
 Submodules are imported lazily so that ``import replicate`` stays fast and chapters that
-need no torch-heavy code do not pay for it.
+need no torch-heavy code do not pay for it. A module that needs a library of an optional
+extra that is not installed (matplotlib for the plots, scikit-learn for the text data, ...)
+stops with one line naming the extra to install (:mod:`replicate.extras`).
 """
 from __future__ import annotations
 
@@ -14,7 +16,10 @@ import importlib
 import importlib.util
 import pkgutil
 
+from . import extras as _extras
+
 __version__ = "0.1.0"
+_extras.install()   # a missing library of an optional extra: one line naming the extra (replicate.extras)
 
 
 def lazy_submodules(package: str, path, names=()):

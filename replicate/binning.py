@@ -241,8 +241,32 @@ def bin_index(x: np.ndarray, edges: np.ndarray, closed: str = "right", *,
 
 
 def bin_sums(idx: np.ndarray, n_bins: int, conf: np.ndarray, hit: np.ndarray):
-    """Per-bin count, confidence sum and hit sum (float64 accumulation), dropped index ignored."""
+    """Per-bin count, confidence sum and hit sum (float64 accumulation), dropped index ignored.
+
+    Parameters
+    ----------
+    idx : numpy.ndarray
+        Bin of each sample (:func:`bin_index`), shape (N,), or (R, N) for R sets of N
+        samples at once (e.g. one row per temperature); ``n_bins`` marks a dropped sample.
+    n_bins : int
+        Number of bins.
+    conf, hit : numpy.ndarray
+        Confidences and hits (bool or 0/1), the shape of ``idx``.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(count, sum of conf, sum of hit)``, each of shape (n_bins,) or (R, n_bins); the
+        sums of a row are accumulated in the same order as for that row alone.
+    """
     m = n_bins + 1
+    if np.ndim(idx) == 2:
+        rows = idx.shape[0]
+        flat = (idx + m * np.arange(rows)[:, None]).ravel()
+        out = (np.bincount(flat, minlength=rows * m),
+               np.bincount(flat, weights=np.asarray(conf, dtype=np.float64).ravel(), minlength=rows * m),
+               np.bincount(flat, weights=np.asarray(hit, dtype=np.float64).ravel(), minlength=rows * m))
+        return tuple(a.reshape(rows, m)[:, :n_bins] for a in out)
     count = np.bincount(idx, minlength=m)[:n_bins]
     s_conf = np.bincount(idx, weights=conf, minlength=m)[:n_bins]
     s_hit = np.bincount(idx, weights=np.asarray(hit, dtype=np.float64), minlength=m)[:n_bins]

@@ -23,7 +23,7 @@ Every training chapter runs at one of four profiles, defined here and nowhere el
     250/350 of the run), bf16 autocast for images (float32 head, loss and optimiser;
     text stays float32). Sized from measurements (:data:`GPU_SIZING`) for GPU loans of
     15 minutes of device time: the queue's steps a-c (one seed of every CIFAR-10 method
-    of the experiment chapters, :mod:`replicate.sweep.queue`) take about two loans with
+    of the experiment chapters, :mod:`replicate.gpu_loan.queue`) take about two loans with
     four trainings at once under CUDA MPS (``replicate gpu-job --list`` prints the
     arithmetic). Why ResNet-18 and 30 epochs: the cross-entropy pilot (one H200,
     2026-11-26, seed 1, full CIFAR-10 JPEG, committed runs) measured test error / ECE
@@ -288,6 +288,23 @@ def describe(*names: str):
     return frame
 
 
+def describe_table(*names: str):
+    """:func:`describe` as the chapters show it: each setting's name is shown as code (the
+    name a reader passes, e.g. ``n_train``), no pandas index (issue #32, item 1).
+
+    Example
+    -------
+    >>> from replicate.profiles import describe_table
+    >>> "<code>n_train</code>" in describe_table("smoke").to_html()
+    True
+    """
+    import html
+
+    frame = describe(*names).reset_index()
+    return (frame.style.hide(axis="index")
+            .format({"setting": lambda v: f"<code>{html.escape(str(v))}</code>"}, escape=None))
+
+
 def markdown(*names: str) -> str:
     """:func:`describe` as a GitHub-flavoured markdown table (no extra dependency).
 
@@ -307,7 +324,7 @@ def markdown(*names: str) -> str:
 
 
 #: The measurements and assumptions that size the ``gpu`` profile and the GPU job
-#: (:func:`replicate.sweep.queue.sizing`). Throughputs were measured on one H200 on
+#: (:func:`replicate.gpu_loan.queue.sizing`). Throughputs were measured on one H200 on
 #: 2026-11-26 (``benchmarks/train_speed.py --concurrent``, ResNet-18, batch 128, bf16,
 #: channels-last, the engine's uncaptured steps; ``benchmarks/measured/2026-11-26-h200/``):
 #: images per second over four trainings at once, without and with the CUDA MPS daemon.

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import binning as _b
-from .metrics import probs_from_logits
+from .metrics._inputs import _probs
 
 __all__ = ["smooth_calibration_error", "top_label_smce"]
 
@@ -114,7 +114,7 @@ def smooth_calibration_error(f, y) -> float:
 def top_label_smce(probs, labels, *, is_probs: bool = True, validate: bool = True) -> float:
     """smCE of the top-label confidence against correctness (a fraction; the book prints
     percent). ``is_probs=False``: ``probs`` holds logits (softmax in float64)."""
-    p = _b.as_probs(probs, "probs", validate) if is_probs else probs_from_logits(probs)
+    p = _b.as_probs(probs, "probs", validate) if is_probs else _probs(probs, where='smce')
     y = _b.as_labels(labels, p.shape[0], p.shape[1])
     conf, pred = _b.top_label(p)
     return smooth_calibration_error(conf, (pred == y).astype(np.float64))

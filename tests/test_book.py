@@ -85,6 +85,19 @@ def test_no_executed_chapter_shows_a_warning(smoke_book):
 
 
 @pytest.mark.slow
+def test_every_table_of_the_built_chapters_is_headed_in_words(smoke_book):
+    """Issue #32, item 1: no table header of a chapter page is a Python identifier, no cell
+    shows more than four decimals or NaN, no pandas index is shown (notebook_checks.table_problems)."""
+    workdir, _ = smoke_book
+    found = {}
+    for ch in runner.toc_chapters():
+        html = (workdir / "_build" / "html" / "book" / "chapters" / f"{ch.name}.html").read_text()
+        found[ch.name] = notebook_checks.table_problems(html)
+    found = {name: p for name, p in found.items() if p}
+    assert not found, "\n".join(f"{name}: {line}" for name, p in found.items() for line in p)
+
+
+@pytest.mark.slow
 def test_exercises_are_numbered_from_one_in_every_chapter(smoke_book):
     """sphinx-exercise numbers across the book unless told otherwise; replicate.book.html
     renumbers per page, so each chapter's exercises read Exercise 1, 2, ... in order."""
@@ -112,3 +125,18 @@ def test_every_page_of_the_built_book_passes_the_html_check(smoke_book):
     workdir, _ = smoke_book
     problems = htmlcheck.check_book(workdir / "_build" / "html")
     assert not problems, "\n".join(map(str, problems))
+
+
+@pytest.mark.slow
+def test_the_launch_buttons_open_the_books_own_repository_or_are_left_out(smoke_book):
+    """Issue #32, item 3: no page links a placeholder repository; Binder buttons exist exactly
+    when the repository the book was built from is known (replicate.book.repository)."""
+    from replicate import config
+    from replicate.book import repository
+
+    workdir, _ = smoke_book
+    url, _, _ = repository.repository(config.repo_root())
+    for page in (workdir / "_build" / "html" / "book" / "chapters").glob("*.html"):
+        html = page.read_text()
+        assert "YOUR-GITHUB-USER" not in html and "executablebooks/jupyter-book" not in html, page.name
+        assert ("mybinder.org" in html) == (url is not None), page.name

@@ -2,14 +2,16 @@
 committed (issue #13, item 6), decided from the store alone, before anything executes.
 
 The store is a temporary REPLICATE_RESULTS holding fabricated finished-run records of a
-tiny plan (two methods, no text runs): the selection reads only whether each run's record
-exists, so nothing is trained or loaded.
+tiny plan (two methods, no text runs) with a tiny logits file each: the selection reads only
+whether each run's record and logits read back (a damaged run counts as missing), so nothing
+is trained or evaluated.
 """
 from __future__ import annotations
 
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 from replicate import experiments, runner
@@ -27,7 +29,7 @@ def results(tmp_path, monkeypatch):
 
 
 def fabricate(results, profile, only=None):
-    """Finished-run records (no logits) for the tiny plan at ``profile``; returns their keys."""
+    """Finished-run records (and two-example logits) for the tiny plan at ``profile``; returns their keys."""
     plan = experiments.chapter_plan("exp_focal_loss", **{k: v for k, v in TINY.items() if k != "profile"},
                                     profile=profile)
     keys = []
@@ -38,6 +40,8 @@ def fabricate(results, profile, only=None):
                   "metrics": {s: {} for s in ("val", "test", "val_ts", "test_ts")}, "temperature": 1.0,
                   "history": [], "provenance": {}, "wall_time": 0.0}
         (path / "record.json").write_text(json.dumps(record))
+        np.savez_compressed(path / "logits.npz", test_logits=np.zeros((2, 10), np.float16),
+                            test_labels=np.zeros(2, np.int64))
         keys.append(key)
     return keys
 

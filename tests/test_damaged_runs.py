@@ -2,7 +2,8 @@
 fix in the committed store; moved aside and treated as missing in the writable cache.
 
 A committed run (results/runs/) is copied into private stores and damaged the two ways a
-reader meets: a half-written record.json and a truncated (or bit-flipped) logits.npz."""
+reader meets: a half-written record.json and a truncated (or bit-flipped) logits.npz. Going
+on past damaged runs (listings, claims, plans): tests/test_damaged_store.py."""
 from __future__ import annotations
 
 import shutil
@@ -21,11 +22,13 @@ COMMITTED = sorted(p for p in (REPO / "results" / "runs").iterdir() if (p / "rec
 
 @pytest.fixture
 def stores(tmp_path, monkeypatch):
-    """Private results and cache stores inside a fake repository root ``tmp_path`` (so that
-    the results store is ``results/runs`` relative to it, as in a checkout)."""
+    """Private results and cache stores inside a fake git checkout ``tmp_path`` (so that
+    the results store is ``results/runs`` relative to it, as in a clone)."""
+    (tmp_path / ".git").mkdir()
     monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / ".cache"))
     monkeypatch.setattr(config, "repo_root", lambda: tmp_path)
+    monkeypatch.setattr(config, "checkout", lambda: tmp_path)
     return tmp_path
 
 
@@ -116,3 +119,31 @@ def test_a_sound_cache_entry_is_read_and_listed(stores):
         run = runs.find(run_dir.name)
         assert run.store == "cache" and run.logits("val")[0].shape[0] > 0
         assert list(runs.list_runs("cache").key) == [run_dir.name]
+
+
+def test_a_damaged_run_of_a_store_outside_the_checkout_says_restore_or_retrain(tmp_path, monkeypatch):
+    """No `git checkout` for a store that git does not hold: restore the folder or train again."""
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    monkeypatch.setattr(config, "checkout", lambda: tmp_path / "repo")
+    monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
+    run_dir = _copy("results")
+    _truncate(run_dir / "logits.npz")
+    with pytest.raises(records.DamagedRunError) as err:
+        records.check_logits(run_dir)
+    text = _one_line(err.value)
+    assert "git checkout" not in text
+    assert text.startswith(f"run {run_dir}: logits.npz is damaged")
+    assert f"restore {run_dir} from the copy it came from" in text and "delete it to train the run again" in text
+    assert (err.value.key, err.value.file, err.value.path) == (run_dir.name, "logits.npz", run_dir)
+
+
+def test_a_checkout_without_git_is_not_told_to_use_git(stores):
+    """A folder holding _toc.yml but no .git (an unpacked source archive): restore, not git."""
+    (stores / ".git").rmdir()
+    run_dir = _copy("results")
+    _truncate(run_dir / "record.json")
+    with pytest.raises(records.DamagedRunError) as err:
+        runs.find(run_dir.name)
+    text = _one_line(err.value)
+    assert "git checkout" not in text and f"restore {run_dir} from the copy it came from" in text

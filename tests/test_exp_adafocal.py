@@ -223,10 +223,10 @@ def test_settings_side_by_side_places_both_sides_and_the_difference():
                          "sd": [np.nan, 0.5]})
     t = cmp.layouts.settings_side_by_side(ours, rep.table9_rows(), "table9", ("ece", "adaece"), ["bins=5", "bins=10"],
                                           {"adafocal": "ours"}, "adafocal")
-    assert t.loc["bins=5", ("ece", "paper")] == "0.76" and t.loc["bins=5", ("ece", "ours")] == "1.25"
-    assert t.loc["bins=5", ("ece", "ours − paper")] == "0.49"
-    assert t.loc["bins=5", ("adaece", "ours")] == "2.00 ± 0.50"
-    assert t.loc["bins=10", ("ece", "ours")] == "–"
+    assert t.loc["bins=5", ("ECE (%)", "paper")] == "0.76" and t.loc["bins=5", ("ECE (%)", "ours")] == "1.25"
+    assert t.loc["bins=5", ("ECE (%)", "ours − paper")] == "0.49"
+    assert t.loc["bins=5", ("AdaECE (%)", "ours")] == "2.00 ± 0.50"
+    assert t.loc["bins=10", ("ECE (%)", "ours")] == "–"
     with pytest.raises(ValueError, match="unknown metric"):
         cmp.layouts.settings_side_by_side(ours, None, "table9", ("eceX",), ["bins=5"], {"adafocal": "ours"}, "adafocal")
 
@@ -365,3 +365,37 @@ def test_twin_note_says_what_the_two_flsd_runs_show():
     odd = twin_note(2, run("cpu (1 thread, x86_64)", 0.05), run("cpu (1 thread, x86_64)", 0.06))
     assert "yet they end at" in odd and "seed-2" in odd
     assert "not available" in twin_note(1, None, run("cpu", 0.05))
+
+
+def test_side_by_side_headings_are_the_glossarys_words():
+    """Issue #32, item 1: a table heading is the metric's name as the glossary writes it."""
+    assert cmp.layouts.heading("classwise_ece") == "classwise ECE (%)"
+    assert cmp.layouts.heading("ece", True) == "ECE (%) post T"
+    assert cmp.layouts.heading("sweep_ece_mass") == "ECE sweep (%, equal-mass)"
+    assert all("_" not in cmp.layouts.heading(m) for m in cmp.METRICS)
+
+
+def test_the_seeds_table_and_a_paper_pivot_are_headed_in_words():
+    from replicate.book import notebook_checks
+    from replicate.experiments.adafocal import views
+
+    rows = [{"method": m, "seed": s, "metric": metric, "temperature_scaled": ts, "value": v + s / 10,
+             "T": 1.2 if ts else np.nan}
+            for m in ("cross_entropy", "adafocal_paper") for s in (1, 2) for metric, v in (("ece", 5.0), ("error", 30.0))
+            for ts in (False, True)]
+    html = views.seeds_table(pd.DataFrame(rows)).to_html()
+    assert notebook_checks.table_problems(html) == []
+    assert "Cross-Entropy" in html or cmp.METHODS["cross_entropy"].short in html
+    assert "ECE (%) post T" in html and "5.15 ± 0.07" in html
+    pivot = pd.DataFrame({"adafocal": [0.2], "flsd53": [np.nan]}, index=pd.Index(["CIFAR-100, ResNet-50"], name="row"))
+    html = views.by_label(pivot, "network").to_html()
+    assert notebook_checks.table_problems(html) == [] and "FLSD-53" in html and "AdaFocal" in html
+
+
+def test_rows_by_label_shows_method_labels_and_no_index():
+    from replicate.book import notebook_checks
+
+    frame = pd.DataFrame({"T by ece": [1.2, np.nan], "test ECE %, T by ece": [1.234567, 2.0]},
+                         index=["cross_entropy", "flsd53"])
+    html = cmp.layouts.rows_by_label(frame).to_html()
+    assert notebook_checks.table_problems(html) == [] and "FLSD-53" in html and "1.23" in html

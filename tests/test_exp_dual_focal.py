@@ -176,15 +176,15 @@ def test_summary_long_standard_error_and_the_side_by_side_layouts():
     assert t.loc["DFL", ("ECE", "paper")] == "0.49 ± 0.05" and t.loc["DFL", ("ECE", "ours")] == "2.00 ± 0.58"
     m = lay.methods_side_by_side(long.assign(table="table1"), lay.paper_long("tao2023", "table1"), "table1", ["ece"],
                                  {"dual_focal": "DFL"}, "CIFAR-10, ResNet-50")
-    assert m.loc["DFL", ("ece", "paper")] == "0.46" and m.loc["DFL", ("ece", "ours − paper")] == "1.54"
+    assert m.loc["DFL", ("ECE (%)", "paper")] == "0.46" and m.loc["DFL", ("ECE (%)", "ours − paper")] == "1.54"
     r = lay.methods_side_by_side(long.assign(table="table1", method="mine"), lay.paper_long("tao2023", "table1"),
                                  "table1", ["ece"], {"mine": "DFL"}, "CIFAR-10, ResNet-50",
                                  rename={"mine": "dual_focal"})
-    assert r.loc["DFL", ("ece", "paper")] == "0.46" and r.loc["DFL", ("ece", "ours")] == "2.00 ± 1.00"
+    assert r.loc["DFL", ("ECE (%)", "paper")] == "0.46" and r.loc["DFL", ("ECE (%)", "ours")] == "2.00 ± 1.00"
     s = lay.settings_side_by_side(None, lay.paper_long("tao2023", "table13"), "table13", [("ece", True)],
                                   ["gamma=2"], {"dual_focal": "ours"}, "dual_focal", digits=4)
     cell = s.loc["gamma=2"]
-    assert cell[("ece (post T)", "paper")] == "0.8553" and cell[("ece (post T)", "ours")] == "–"
+    assert cell[("ECE (%) post T", "paper")] == "0.8553" and cell[("ECE (%) post T", "ours")] == "–"
 
 
 def test_table_notes_keep_the_table_notes_and_the_chosen_rows():
@@ -544,3 +544,18 @@ def test_every_glued_key_of_the_chapter_is_produced(cpu_chapter):
     assert all(isinstance(v, str) and v for v in produced.values())
     assert produced["rbs_fit_brier"] == produced["rbs_cells"] == "48"
     assert "identical test logits" in produced["identical_runs"]
+
+
+def test_the_rbs_check_and_printed_table3_are_headed_in_words():
+    """Issue #32, item 1: no identifier header (fits_rbs), no method key, no pandas index."""
+    from types import SimpleNamespace
+
+    from replicate.book import notebook_checks
+    from replicate.experiments.dual_focal import views
+
+    c = SimpleNamespace(paper=views.paper_tables())
+    for table in (views.rbs_check(c), views.printed_table3(c)):
+        html = table.to_html()
+        assert notebook_checks.table_problems(html) == [], html[:300]
+    assert "at least the smallest RBS" in views.rbs_check(c).to_html()
+    assert "AdaDualFocal" in views.printed_table3(c).to_html()

@@ -540,3 +540,22 @@ def test_committed_cpu_runs_agree_with_their_records():
         assert run.resolved["loss_params"]["reduction"] == "mean"
     if not found:
         pytest.skip("no committed FCL cpu run in the store")
+
+
+def test_the_toy_and_temperature_tables_are_headed_in_words():
+    """Issue #32, item 1: no identifier header, no long decimals, no pandas index."""
+    from replicate.book import notebook_checks
+    from replicate.experiments.fcl import views
+
+    toy = pd.DataFrame({"seed": [0, 1, 0, 1], "method": ["FL", "FL", "FCL", "FCL"], "error": [10.0, 12.0, 9.0, 9.5],
+                        "ece": [3.123456, 2.0, 1.0, 1.5], "nll": [0.3, 0.31, 0.2, 0.25],
+                        "boundary_length": [4.0, 4.2, 3.0, 3.1], "uncertain_share": [5.0, 6.0, 2.0, 2.5]})
+    html = views.toy_table(toy).to_html()
+    assert notebook_checks.table_problems(html) == [] and "boundary length" in html and "2.56" in html
+    ours = pd.DataFrame({"method": ["fcl", "fcl", "cross_entropy", "cross_entropy"], "metric": "ece",
+                         "temperature_scaled": [False, True, False, True], "value": [2.0, 1.9, 5.0, 1.5],
+                         "T": [np.nan, 1.0, np.nan, 1.6]})
+    changes = views.temperature_changes(ours)
+    assert list(changes.index) == ["fcl", "cross_entropy"] and changes.loc["fcl", "change"] == pytest.approx(-0.1)
+    html = views.temperature_table(changes).to_html()
+    assert notebook_checks.table_problems(html) == [] and "FCL" in html and "ECE (%) post T" in html

@@ -250,14 +250,17 @@ def test_t_by_ece_resampled_equals_the_plain_refit():
     posthoc.fit_temperature refitted on that resample (noise.temperatures' plain loop)."""
     from replicate.comparison.noise import resampling, temperatures
 
-    for seed, scale in ((1, 3.0), (2, 8.0)):
+    for seed, scale, tied in ((1, 3.0, False), (2, 8.0, False), (3, 3.0, True)):
         z, y = FakeRun(seed, scale).logits("val")
+        if tied:  # 5 tied classes, the rest far below: confidence exactly 1/5 = 3/15, tied confidences
+            z = z.copy()
+            z[:60], z[:60, :5] = -1e4, 0.0
         w = resampling.weights(len(y), 30, 0, "val")
         grid = [0.05, 0.3, 0.6, 0.9, 1.0, 1.1, 1.5, 2.0, 3.0]
         got = fts_report.t_by_adaece(z, y, w, grid)
         np.testing.assert_array_equal(got, temperatures.replicated(z, y, w, "adaece", grid=np.array(grid)))
         one = fts_report.t_by_adaece(z, y, np.ones((1, len(y))), grid)[0]
-        assert one == rp.posthoc.fit_temperature(z, y, metric="adaece", grid=grid).T
+        assert one == rp.posthoc.fit_temperature(z, y, method="grid", metric="adaece", grid=grid).T
 
 
 def test_our_side_reads_the_chapters_own_calibrations_and_counts_twins_once():
@@ -452,3 +455,17 @@ def test_glued_texts_come_from_the_numbers():
     r = fts_tables.rule_texts()
     assert r == {"t_rule": rp.claims.wording.near_one_text(), "loss_share": "50%", "minor": "3 %", "ece_gain": "15 %",
                  "min_r2": "0.9"}
+
+
+def test_the_fig8_and_clamp_tables_are_headed_in_words():
+    """Issue #32, item 1: labels, R², three decimals, γ_ev as written, no pandas index."""
+    from replicate.book import notebook_checks
+    from replicate.experiments.fts import views
+
+    paths = pd.DataFrame([{"method": "fl1", "seed": s, "gamma": g, "T": 1.0 + 0.2123456 * g + 0.01 * s}
+                          for s in (1, 2) for g in (-0.5, 0.0, 0.5, 1.0)])
+    html = views.fig8_table(paths, "cap").to_html()
+    assert notebook_checks.table_problems(html) == [] and "FL-1" in html and "R²" in html and "0.212" in html
+    clamp = pd.DataFrame({"our runs": [1e-9, 2e-8]}, index=pd.Index([-0.5, 1.0], name="gamma_ev"))
+    html = views.clamp_table(clamp, "cap").to_html()
+    assert notebook_checks.table_problems(html) == [] and ">-0.5<" in html and "γ_ev" in html

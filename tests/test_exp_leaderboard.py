@@ -47,7 +47,7 @@ def test_reuse_finished_takes_an_equivalent_finished_run(monkeypatch):
     cfgs = rp.comparison.configs([rp.comparison.METHODS["fl3"], rp.comparison.METHODS["brier"]], "cifar10",
                                  None, "smoke", (1,))
     hist = cfgs[("fl3", 1)].replace(options={"eval_every_epoch": True})
-    monkeypatch.setattr(rp.runs, "find", lambda cfg: "run" if cfg.key == hist.key else None)
+    monkeypatch.setattr(rp.runs, "find", lambda cfg, **kw: "run" if cfg.key == hist.key else None)
     out = rp.comparison.reuse_finished(cfgs)
     assert out[("fl3", 1)].key == hist.key                   # the finished run with per-epoch records
     assert out[("brier", 1)].key == cfgs[("brier", 1)].key   # nothing finished: planned as given
@@ -461,3 +461,19 @@ def test_committed_cpu_runs_agree_with_their_records():
         cal = report.calibrate_logits(*run.logits("test"), "none")
         assert report.score(cal, "ece") == pytest.approx(100 * run.metrics["test"]["ece"], abs=1e-3), key
         assert report.score(cal, "error") == pytest.approx(100 * run.metrics["test"]["error"], abs=1e-3), key
+
+
+def test_the_agreement_and_rank_tables_are_headed_in_words():
+    """Issue #32, item 1: tau, low/high/p, rank_low shown in words, whole ranks as integers."""
+    from replicate.book import notebook_checks
+    from replicate.experiments.leaderboard import views
+
+    ranks = pd.DataFrame({"method": ["fl1", "cross_entropy"], "score": [51.015713, 49.3], "rank": [1.0, 2.0],
+                          "rank_low": [1.0, 1.0], "rank_high": [2.0, 2.0]})
+    html = views.words_table(ranks, views.RANK_WORDS, labels={"fl1": "FL-1"}).to_html()
+    assert notebook_checks.table_problems(html) == [] and "rank 95 % low" in html and "FL-1" in html
+    assert "51.02" in html and ">1<" in html
+    tau = pd.DataFrame({"label": ["a, ECE"], "n": [5], "tau": [0.4], "low": [np.nan], "high": [0.9], "p": [0.0004],
+                        "methods": ["x"], "note": [""]})
+    html = views.words_table(tau, views.AGREEMENT_WORDS).to_html()
+    assert notebook_checks.table_problems(html) == [] and "Kendall τ_b" in html and "0.0004" in html

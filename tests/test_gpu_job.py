@@ -16,7 +16,7 @@ import pytest
 
 from replicate import cli, experiments, runs, sweep
 from replicate.runs import RunConfig
-from replicate.sweep import device_chapter, job, queue, travel
+from replicate.gpu_loan import deadline, device_chapter, job, queue, travel
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -99,13 +99,39 @@ def test_runner_starts_in_priority_order_and_defers_what_would_not_fit(stores):
     its = items(("cross_entropy", {}), ("focal", {"gamma": 2.0}), ("brier", {}), ("focal", {"gamma": 3.0}))
     configs = {it.key: it.config for it in its}
     cost = {its[0].key: 0.0, its[1].key: 0.0, its[2].key: 1e6, its[3].key: 0.0}
-    s = sweep.run_local(configs, stores / "logs", 2, "cpu", quiet=True, per_gpu=2,
-                        deadline=time.monotonic() + 600, estimate=cost.__getitem__)
-    status = s.frame().set_index("key").status
-    assert list(status[[it.key for it in its]]) == ["trained", "trained", "deferred", "deferred"]  # not skipped over
+    admission = deadline.Admission(time.monotonic() + 600, cost.__getitem__)
+    s = sweep.run_local(configs, stores / "logs", 2, "cpu", quiet=True, per_gpu=2, deadline=admission.deadline,
+                        defer=admission.defer, on_row=admission.finished)
+    frame = s.frame().set_index("key")
+    assert list(frame.status[[it.key for it in its]]) == ["trained", "trained", "deferred", "deferred"]  # not skipped over
+    assert set(frame.reason[[its[2].key, its[3].key]]) == {deadline.NOT_STARTED}
     assert not s.ok
     with pytest.raises(ValueError, match="per_gpu must be a positive integer"):
         sweep.run_local(configs, stores / "logs", 1, "cpu", per_gpu=0)
+
+
+def test_the_budget_gives_the_runner_its_deadline_and_hard_stop_and_admits_what_still_fits():
+    """The deadline is the budget less the packing reserve, the hard stop comes after it; the
+    chapter's seconds are reserved only while enough training is left; a run is admitted
+    while its estimate, scaled by how long the finished runs really took, fits."""
+    b = deadline.Budget(540, start=1000.0)
+    assert (b.deadline, b.hard_stop) == (1000 + 540 - deadline.PACK_RESERVE, b.deadline + deadline.HARD_STOP_AFTER)
+    assert not deadline.Budget(300, start=0.0).reserve(240, keep=60) and b.reserve(240, keep=60)
+    assert b.deadline == 1000 + 540 - deadline.PACK_RESERVE - 240
+    for bad in (True, "540", deadline.PACK_RESERVE + 5):
+        with pytest.raises(ValueError, match="budget must be a number of seconds"):
+            deadline.Budget(bad)
+    now = [0.0]
+    a = deadline.Admission(100.0, {"a": 10.0, "b": 10.0, "c": 10.0, "d": 0.0}.__getitem__, clock=lambda: now[0])
+    assert a.defer("a") is None and a.defer("b") is None
+    now[0] = 40.0
+    a.finished({"key": "a", "status": "trained"})       # 40 s for 10 estimated: ratio 4
+    a.finished({"key": "b", "status": "paused"})        # no ratio from a run that did not finish
+    assert a.ratios == [4.0]
+    assert a.defer("c") is None                         # 40 + 4 x 10 = 80 fits
+    now[0] = 70.0
+    assert a.defer("c") == deadline.NOT_STARTED         # 70 + 40 does not
+    assert a.defer("d") is None                         # no estimate: starts
 
 
 def test_core_sets_split_the_cores():
@@ -118,7 +144,7 @@ def test_core_sets_split_the_cores():
 _KILLED_JOB = """
 import sys
 from pathlib import Path
-from replicate.sweep import job
+from replicate.gpu_loan import job
 from test_gpu_job import items
 its = items(("focal", {"gamma": 3.0}), ("cross_entropy", {}), epochs=int(sys.argv[2]))
 job.run(Path(sys.argv[1]), profile="smoke", budget=600, workers=2, device="cpu", items=its)
@@ -165,7 +191,7 @@ def test_job_killed_then_resumed_packs_runs_that_unpack_into_results(stores, mon
 def test_job_out_of_budget_defers_and_says_call_again(stores):
     its = items(("cross_entropy", {}), ("brier", {}))
     lines = []
-    status = job.run(stores / "out", profile="smoke", budget=job.PACK_RESERVE + 6, workers=1, device="cpu",
+    status = job.run(stores / "out", profile="smoke", budget=deadline.PACK_RESERVE + 6, workers=1, device="cpu",
                      items=its, echo=lines.append)
     text = "\n".join(lines)
     assert status == job.MORE, text
@@ -217,7 +243,7 @@ def test_travel_hides_other_profiles_logits_for_the_call_and_restores_them(tmp_p
     import json
     import subprocess
 
-    from replicate.sweep import travel
+    from replicate.gpu_loan import travel
 
     def git(*args):
         return subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, text=True).stdout
@@ -273,7 +299,7 @@ def test_stage_copies_exactly_what_travels_and_the_check_measures_it(tmp_path):
     import json
     import subprocess
 
-    from replicate.sweep import travel
+    from replicate.gpu_loan import travel
 
     root = tmp_path / "checkout"
     root.mkdir()
@@ -323,7 +349,7 @@ def test_stage_copies_exactly_what_travels_and_the_check_measures_it(tmp_path):
 def test_carry_keeps_only_this_calls_archives(tmp_path):
     """What a rehearsal unpacked into .gpu-carry/data (a 20news-bydate/ folder, decoded
     arrays) and a data set that does not fit this time must not travel."""
-    from replicate.sweep import travel
+    from replicate.gpu_loan import travel
 
     data = tmp_path / "data"
     (data / "20news-bydate" / "20news-bydate-train").mkdir(parents=True)
@@ -342,7 +368,7 @@ def test_image_twin_holds_only_the_gpu_images_packages():
     anything else there (jupytext, papermill, gensim) would hide a missing wheel."""
     import re
 
-    from replicate.sweep import wheels
+    from replicate.gpu_loan import wheels
 
     wl = wheels.read_list()
     lines = [ln.split("#")[0].strip() for ln in (REPO / "benchmarks" / "image_twin.txt").read_text().splitlines()]
@@ -401,7 +427,7 @@ def test_travel_carries_data_sets_in_queue_order_while_the_whole_fits():
 
 
 def test_wheel_tier_sizes_count_the_pinned_wheels_present(tmp_path):
-    from replicate.sweep import wheels
+    from replicate.gpu_loan import wheels
 
     folder = tmp_path / "wheels"
     probe, other = tiny_wheel(folder, "probe", "1.0"), tiny_wheel(folder, "stray", "2.0")
@@ -467,7 +493,7 @@ def test_wheel_list_pins_the_lock_and_leaves_nothing_to_chance():
     them on the GPU image or left out; the job's tier reads the chapters' sources."""
     import re
 
-    from replicate.sweep import wheels
+    from replicate.gpu_loan import wheels
 
     wl = wheels.read_list()
     lock = {wheels.normalize(m.group(1)): m.group(2)
@@ -486,7 +512,7 @@ def test_wheel_list_pins_the_lock_and_leaves_nothing_to_chance():
 
 
 def test_wheels_install_once_activate_and_report_unmet_requirements(tmp_path, monkeypatch):
-    from replicate.sweep import wheels
+    from replicate.gpu_loan import wheels
 
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.setenv("PYTHONPATH", "elsewhere")

@@ -128,7 +128,7 @@ def test_hand_values_dual_focal():
         ("batch_mean_sum_topk", 2, 0.0): [0.7 / 3] * 3,
     }
     for (variant, k, off), dual in cases.items():
-        got = L.get_loss("dual_focal", gamma=g, variant=variant, k=k, offset=off)(z, y)
+        got = L.get_loss("dual_focal", gamma=g, variant=variant, k=k, offset=off, reduction="sum")(z, y)
         assert float(got) == pytest.approx(total(dual), rel=1e-12), variant
 
 
@@ -153,15 +153,15 @@ def test_hand_values_mmce():
     assert float(L.mmce_weighted(z, y, normalization="kumar")) == pytest.approx(kumar, rel=1e-10)
     assert float(L.mmce_weighted(z, y)) == pytest.approx(ref, rel=1e-10)
     ce = -(math.log(0.9) + math.log(0.6) + math.log(0.3)) / 3
-    assert float(L.get_loss("mmce", lam=2)(z, y)) == pytest.approx(3 * (ce + 2 * ref), rel=1e-10)
-    assert float(L.get_loss("mmce", lam=2, reduction="mean")(z, y)) == pytest.approx(ce + 2 * ref, rel=1e-10)
+    assert float(L.get_loss("mmce", lam=2, reduction="sum")(z, y)) == pytest.approx(3 * (ce + 2 * ref), rel=1e-10)
+    assert float(L.get_loss("mmce", lam=2)(z, y)) == pytest.approx(ce + 2 * ref, rel=1e-10)
 
 
 def test_mmce_zero_without_incorrect_and_finite_gradient():
     z = logits_of([[0.9, 0.1], [0.6, 0.4]]).requires_grad_(True)
     y = torch.tensor([0, 0])
     assert float(L.mmce_weighted(z.detach(), y)) == 0.0
-    loss = L.get_loss("mmce")(z, y)
+    loss = L.get_loss("mmce", reduction="sum")(z, y)
     (grad,) = torch.autograd.grad(loss, z)
     assert torch.isfinite(grad).all()
     ce_grad = torch.autograd.grad(F.cross_entropy(z, y, reduction="sum"), z)[0]
@@ -172,16 +172,18 @@ def test_mmce_zero_without_incorrect_and_finite_gradient():
 def test_focal_gamma_zero_is_cross_entropy():
     z, y = rand_batch()
     ce = F.cross_entropy(z, y, reduction="sum")
-    for loss in (L.get_loss("focal", gamma=0), L.get_loss("flsd53", gammas=(0, 0)),
-                 L.get_loss("adafocal", gamma_init=0.0), L.get_loss("fcl", gamma=0, lam=0, reduction="sum"),
-                 L.get_loss("inverse_focal", gamma=0), L.get_loss("cross_entropy")):
+    for loss in (L.get_loss("focal", gamma=0, reduction="sum"), L.get_loss("flsd53", gammas=(0, 0), reduction="sum"),
+                 L.get_loss("adafocal", gamma_init=0.0, reduction="sum"),
+                 L.get_loss("fcl", gamma=0, lam=0, reduction="sum"),
+                 L.get_loss("inverse_focal", gamma=0, reduction="sum"), L.get_loss("cross_entropy", reduction="sum")):
         assert torch.allclose(loss(z, y), ce, rtol=1e-12), loss.name
 
 
 def test_label_smoothing_matches_torch():
     z, y = rand_batch()
     want = F.cross_entropy(z, y, label_smoothing=0.05, reduction="sum")
-    assert torch.allclose(L.get_loss("label_smoothing")(z, y), want, rtol=1e-12)
+    assert torch.allclose(L.get_loss("label_smoothing", reduction="sum")(z, y), want, rtol=1e-12)
+    assert torch.allclose(L.get_loss("label_smoothing")(z, y), want / len(y), rtol=1e-12)
 
 
 def test_dual_fixed_zero_is_focal():
@@ -191,13 +193,22 @@ def test_dual_fixed_zero_is_focal():
 
 
 def test_reductions():
+    """mean (the default, as torch.nn), sum and none: sum = N mean = the sum of the per-sample values."""
     z, y = rand_batch(n=10)
     for n in NAMES:
         s = L.get_loss(n, reduction="sum")(z, y)
         m = L.get_loss(n, reduction="mean")(z, y)
+        per = L.get_loss(n, reduction="none")(z, y)
+        assert L.get_loss(n).reduction == "mean" and torch.equal(L.get_loss(n)(z, y), m), n
+        assert s.shape == m.shape == () and per.shape == (10,), n
         assert torch.allclose(s, 10 * m, rtol=1e-12), n
-    assert L.get_loss("brier").reduction == "mean" and L.get_loss("fcl").reduction == "mean"
-    assert L.get_loss("adafocal").reduction == "sum" and L.get_loss("mmce").reduction == "sum"
+        assert torch.allclose(per.sum(), s, rtol=1e-12) and torch.allclose(per.mean(), m, rtol=1e-12), n
+    # the papers' code's reductions, which the book's runs pass explicitly
+    assert {n: L.paper_reduction(n) for n in NAMES} == {n: "mean" if n in ("brier", "fcl") else "sum" for n in NAMES}
+    with pytest.raises(ValueError, match=r"'reduction' must be one of \['mean', 'sum', 'none'\]; got 'avg'"):
+        L.get_loss("focal", reduction="avg")
+    with pytest.raises(ValueError, match="unknown loss 'focall'"):
+        L.paper_reduction("focall")
 
 
 # ---------------------------------------------------------------- gradients vs direct formulas
@@ -273,7 +284,7 @@ def _mmce_direct(z, y, normalization):
 def test_mmce_gradient_matches_direct_formula(normalization):
     z, y = rand_batch(n=20, k=4, seed=11, scale=1.5)
     z1, z2 = z.clone().requires_grad_(True), z.clone().requires_grad_(True)
-    ours = L.get_loss("mmce", normalization=normalization)(z1, y)
+    ours = L.get_loss("mmce", normalization=normalization, reduction="sum")(z1, y)
     direct = _mmce_direct(z2, y, normalization)
     assert torch.allclose(ours, direct, rtol=1e-10)
     g1, g2 = torch.autograd.grad(ours, z1)[0], torch.autograd.grad(direct, z2)[0]
@@ -497,7 +508,7 @@ def test_adafocal_reference_rule_with_saturated_confidences():
 
 
 def test_adafocal_training_lookup_matches_reference_rule():
-    loss = L.get_loss("adafocal", num_bins=4)
+    loss = L.get_loss("adafocal", num_bins=4, reduction="sum")
     loss.edges.copy_(torch.tensor([0.55, 0.6, 0.7, 0.9, 0.95], dtype=D))
     loss.gamma.copy_(torch.tensor([4.0, -0.5, 2.0, 0.3], dtype=D))
     z, y = rand_batch(n=40, k=3, seed=5, scale=2.0)

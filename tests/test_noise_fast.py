@@ -182,13 +182,13 @@ def test_the_temperature_store_returns_the_fit_and_keys_what_it_reads(tmp_path, 
     rng = np.random.default_rng(3)
     z, y = (rng.normal(size=(400, 5)) * 3).astype(np.float32), rng.integers(0, 5, 400)
     for sel in ("ece", "nll", "adaece"):
-        want = posthoc.fit_temperature(z, y, method="grid", metric=sel).params["T"]
+        want = posthoc.fit_temperature(z, y, method="grid", metric=sel, warn=False).params["T"]
         assert store.temperature(z, y, sel) == want
         assert store.temperature(z.astype(np.float64), y, sel) == want            # the same float64 logits
-    assert store.temperature(z, y, "ece", n_bins=5) == posthoc.fit_temperature(z, y, metric="ece", n_bins=5).T
+    assert store.temperature(z, y, "ece", n_bins=5) == posthoc.fit_temperature(z, y, method="grid", metric="ece", n_bins=5, warn=False).T
     grid = np.array([0.5, 1.0, 2.0])
-    assert store.temperature(z, y, "ece", grid) == posthoc.fit_temperature(z, y, metric="ece", grid=grid).T
+    assert store.temperature(z, y, "ece", grid) == posthoc.fit_temperature(z, y, method="grid", metric="ece", grid=grid, warn=False).T
     store._MEMO.clear()
-    assert store.temperature(z, y, "nll") == posthoc.fit_temperature(z, y, method="grid", metric="nll").T
+    assert store.temperature(z, y, "nll") == posthoc.fit_temperature(z, y, method="grid", metric="nll", warn=False).T
     with pytest.raises(ValueError, match="labels must be integers"):
         store.temperature(z, y.astype(float), "ece")

@@ -104,6 +104,7 @@ def test_slow_metrics_use_the_first_rows_of_the_same_draws():
 def test_temperatures_chosen_again_equal_fit_temperature(selector):
     rng = np.random.default_rng(5)
     z = rng.normal(size=(300, 4)) * 3
+    z[:60, :3], z[:60, 3] = 0.0, -1e4                   # 3 tied classes: confidence 1/3 = 5/15, a bin edge
     y = np.where(rng.random(300) < 0.7, z.argmax(1), rng.integers(0, 4, 300))
     ones = np.ones((1, 300))
     assert temperatures.replicated(z, y, ones, selector)[0] == temperatures.chosen(z, y, selector)

@@ -113,10 +113,22 @@ def test_authors_link_gives_an_overflowed_row_almost_no_log_loss_whatever_its_la
     assert search["nll"].iloc[0] == pytest.approx(want, rel=1e-12) and search["overflowed"].iloc[0] == 1
 
 
-@pytest.mark.parametrize("link", ["intended", "authors"])
-def test_grid_scores_equal_a_brute_force_loop(link):
-    z, y = _data(400, k=5, scale=4.0, seed=3)
+def _on_edges(seed=5):
+    """Logits of :func:`_data` plus rows of 3, 5 and 15 tied classes (the rest far below): at
+    every (gamma, T) their confidence is exactly 1/3, 1/5 or 1/15, edges of the 15 bins."""
+    z, y = _data(200, k=15, scale=4.0, seed=seed)
+    tied = np.full((36, 15), -1e4)
+    for i, n in enumerate((3, 5, 15)):
+        tied[12 * i:12 * (i + 1), :n] = 0.0
+    return np.concatenate([z, tied]), np.concatenate([y, np.arange(36) % 3])
+
+
+@pytest.mark.parametrize("link, edges", [("intended", False), ("authors", False), ("intended", True)])
+def test_grid_scores_equal_a_brute_force_loop(link, edges):
+    z, y = _on_edges() if edges else _data(400, k=5, scale=4.0, seed=3)
     gammas, temps = [-0.25, 0.5, 5.0], np.array([0.05, 0.3, 1.0, 1.7])
+    if edges:
+        gammas = [0.0, *gammas]
     s = fts_grid.grid_scores(z, y, gammas, temps, ("nll", "adaece", "ece"), link=link,
                                 clamp=posthoc_fts.AUTHORS_CLAMP if link == "authors" else None)
     for r in s.itertuples():
@@ -131,6 +143,8 @@ def test_grid_scores_equal_a_brute_force_loop(link):
         assert r.nll == pytest.approx(-lpy.mean(), rel=1e-10) or (np.isinf(r.nll) and np.isinf(lpy).any())
         assert r.adaece == pytest.approx(metrics.adaptive_ece(p, y, validate=False), abs=1e-12)
         assert r.ece == pytest.approx(metrics.ece(p, y, validate=False), abs=1e-12)
+        if edges:
+            assert np.isin(p.max(1), np.arange(16) / 15).sum() >= 36  # the tied rows sit on edges
 
 
 def test_authors_link_guard_fires_at_small_temperatures_only_in_float32():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -30,7 +31,8 @@ def results(tmp_path, monkeypatch):
 
 
 def fabricate(results, profile, group):
-    """Finished-run records (no logits) of one group of the tiny plan at ``profile``."""
+    """Finished-run records (and two-example logits: a run without them is damaged, hence
+    missing) of one group of the tiny plan at ``profile``."""
     params = {k: v for k, v in TINY.items() if k not in ("profile", "text_profile")}
     plan = experiments.chapter_plan("exp_focal_loss", **params, profile=profile)
     for cfg in plan.group(group).values():
@@ -40,6 +42,8 @@ def fabricate(results, profile, group):
                   "metrics": {s: {} for s in ("val", "test", "val_ts", "test_ts")}, "temperature": 1.0,
                   "history": [], "provenance": {}, "wall_time": 0.0}
         (path / "record.json").write_text(json.dumps(record))
+        np.savez_compressed(path / "logits.npz", test_logits=np.zeros((2, 10), np.float16),
+                            test_labels=np.zeros(2, np.int64))
 
 
 def test_the_text_rows_are_planned_at_their_own_profile():
@@ -139,3 +143,23 @@ def test_the_ledger_adds_larger_profiles_rows_of_our_runs_only():
     assert list(registry._ours_at(f, "gpu").claim) == ["A", "C"]
     with pytest.raises(ValueError, match="beside must name profiles"):
         claims.collect(paper="mukhoti2020", kind="theory", profile="cpu", beside=("cpu",))
+
+
+def test_replicate_claims_adds_the_gpu_rows_beside(capsys):
+    """Committed runs: the Mukhoti chapter's verdicts on the gpu CIFAR-10 runs follow its cpu
+    rows (what `replicate claims --beside gpu` and the ledger print), each labelled gpu; a bad
+    profile is one line, before any work."""
+    from replicate.cli import main
+
+    assert main(["claims", "--paper", "mukhoti2020", "--kind", "experiment", "--beside", "laptop", "--quiet"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["replicate: error: beside must name profiles of smoke, cpu, gpu, paper other than profile 'cpu'; "
+                   "got ['laptop']"]
+    if not experiments.focal_loss.plan.plan("gpu", device="cpu", text_dataset=None).complete():
+        pytest.skip("the chapter's gpu CIFAR-10 runs are not in the store")
+    srcs = [s for s in registry.sources("mukhoti2020", "experiment") if s.chapter == "exp_focal_loss"]
+    frames = registry.add_beside(srcs, registry.build_frames(srcs, "cpu"), ("gpu", "paper"))
+    cpu, gpu = frames                                           # nothing at paper: no frame for it
+    assert cpu.evidence.str.startswith(("ours: cpu", "paper")).all()
+    assert len(gpu) == 5 and gpu.evidence.str.startswith("ours: gpu; cifar10, resnet18").all()
+    assert list(gpu.claim) == list(dict.fromkeys(cpu.claim))

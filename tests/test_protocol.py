@@ -160,6 +160,13 @@ def test_gpu_pilot_lists_the_committed_cross_entropy_runs_and_the_profile_settin
         logits, labels = runs.load(row.key, store="results").logits("test")
         assert abs(float(np.mean(logits.argmax(1) != labels)) - row[2]) < 1e-9
     assert (pilot["ECE"] > pilot["ECE after TS"]).all()          # every pilot model over-confident, TS helps
+    # the chapters' gpu runs (the profile's own network and length, not named in their
+    # configuration) are not the pilot, although one of them has the profile's setting too
+    chapters = runs.list_runs("results")
+    chapters = chapters[(chapters.profile == "gpu") & (chapters.loss == "cross_entropy")]
+    for key in chapters.key:
+        cfg = runs.load(key, store="results").config
+        assert (key in set(pilot.key)) == (cfg.model is not None and "epochs" in cfg.options)
 
 
 def test_gpu_regime_reads_the_pilot_against_its_bounds_and_the_papers_printed_numbers():

@@ -145,6 +145,44 @@ def test_warnings_in_finds_stderr_and_warning_lines_and_nothing_else():
                                                (2, "LegibilityWarning: small"), (4, "a log line")]
 
 
+# ----------------------------------------------------------------------------- table words
+def test_table_problems_flags_identifier_headers_long_decimals_nan_and_a_pandas_index():
+    """Issue #32, item 1: pandas' own HTML of a raw frame shows every problem."""
+    frame = pd.DataFrame({"temperature_scaled": [0.212, float("nan")], "ECE (%)": [1.5, 2.25]})
+    found = notebook_checks.table_problems(frame.to_html(float_format="{:.6f}".format))
+    assert any("pandas index" in f for f in found)
+    assert any("'temperature_scaled' is a Python identifier" in f for f in found)
+    assert any("'0.212000' has more than four decimals" in f for f in found)
+    assert any("shows NaN" in f for f in found)
+    styled = frame.style.hide(axis="index").format(precision=2, na_rep="–").to_html()
+    assert [f for f in notebook_checks.table_problems(styled) if "identifier" not in f] == []
+
+
+def test_table_problems_leaves_words_code_short_decimals_and_labelled_indexes_alone():
+    ok = ("<table><thead><tr><th>method</th><th>ECE (%)</th><th><code>n_bins</code></th>"
+          "<th>low/high</th></tr></thead><tbody><tr><td>FL-1</td><td>1.2345</td><td>15</td>"
+          "<td>Nancy – none</td></tr></tbody></table>")
+    assert notebook_checks.table_problems(ok) == []
+    labelled = ("<table><thead><tr><th>seed</th><th>ECE (%)</th></tr></thead>"
+                "<tbody><tr><th>0</th><td>1.2</td></tr><tr><th>1</th><td>1.3</td></tr></tbody></table>")
+    assert notebook_checks.table_problems(labelled) == []
+    assert notebook_checks.table_problems("<p>no table, 0.123456 NaN</p>") == []
+
+
+def test_table_problems_in_reads_html_outputs_and_frames_printed_to_stdout():
+    nb = {"cells": [
+        {"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stdout",
+                                           "text": "     gamma  T\nfl1  0.212000  1.022000\n"}]},
+        {"cell_type": "code", "outputs": [{"output_type": "execute_result", "data": {
+            "text/html": "<table><thead><tr><th>sweep_ece_mass</th></tr></thead><tbody><tr><td>1</td></tr></tbody></table>",
+            "text/plain": "x"}}]},
+        {"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stdout", "text": "ECE 1.23 %\n"}]},
+    ]}
+    found = notebook_checks.table_problems_in(nb)
+    assert [i for i, _ in found] == [0, 1]
+    assert "0.212000" in found[0][1] and "sweep_ece_mass" in found[1][1]
+
+
 # ----------------------------------------------------------------------------- scale
 def test_the_calibrated_twin_is_calibrated_and_its_ece_matches_the_clt_prediction():
     rng = np.random.default_rng(0)
@@ -462,3 +500,44 @@ def test_long_titles_wrap_instead_of_widening_the_image():
     assert legibility.image_width_px(fig) > legibility.COLUMN_PX
     assert legibility.wrap_figure_texts(fig) == 2
     assert legibility.image_width_px(fig) <= 6.0 * fig.dpi + 2 * legibility.PAD_INCHES * fig.dpi + 1
+
+
+def test_every_behaviour_links_its_source_or_says_it_was_not_located():
+    """Issue #32, item 4: every statement about the authors' code links the repository, the
+    commit (40 hex digits) and the lines of the file where the behaviour lives, or says
+    explicitly that the code was not located in a public repository."""
+    import re
+
+    from replicate.protocol import authors_code
+
+    form = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/blob/[0-9a-f]{40}/[^#\s]+#L\d+(-L\d+)?")
+    assert authors_code.check_sources() == []
+    for b in authors_code.behaviours():
+        assert b.source or authors_code.NOT_LOCATED in b.source_note, b.topic
+        for url in b.source:
+            assert form.fullmatch(url), (b.topic, url)
+    assert set(authors_code.SOURCES) <= {b.topic for b in authors_code.behaviours()}   # no stray topic
+    md = authors_code.markdown()
+    assert md.count("- *Source*: ") == len(authors_code.behaviours())
+    assert md.count("](https://github.com/") == sum(len(b.source) for b in authors_code.behaviours())
+    assert "source" in authors_code.frame().columns
+
+
+def test_check_sources_catches_a_missing_or_malformed_source(monkeypatch):
+    from replicate.protocol import authors_code
+
+    bare = authors_code.Behaviour("x", "p", "w", "f", "b", why_not="n", source_note="read somewhere")
+    moving = authors_code.Behaviour("y", "p", "w", "f", "b", why_not="n",
+                                    source=("https://github.com/o/r/blob/main/f.py#L1-L2",))
+    monkeypatch.setattr(authors_code, "DEFECTS", (*authors_code.DEFECTS, bare, moving))
+    assert authors_code.check_sources() == ["x: no source and no note that it was not located",
+                                            "y: https://github.com/o/r/blob/main/f.py#L1-L2"]
+    assert authors_code.github("o/r", "a" * 40, "a b.py", 3) == f"https://github.com/o/r/blob/{'a' * 40}/a%20b.py#L3"
+
+
+def test_the_profile_table_shows_setting_names_as_code_and_no_index():
+    from replicate import profiles
+
+    html = profiles.describe_table("smoke", "cpu").to_html()
+    assert "<code>n_train</code>" in html
+    assert notebook_checks.table_problems(html) == []

@@ -127,6 +127,19 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(env):
     assert runs.find(cfg).provenance["resumed_from_epoch"] >= 1
 
 
+def test_the_defer_hook_keeps_a_run_and_every_run_after_it_from_starting(env):
+    """``defer(key)``: a reason not to start the run, given in order before each start; the
+    run and every one after it are reported ``deferred`` with that reason, nothing trains."""
+    cfgs = {c.key: c for c in (tiny("cross_entropy"), tiny("brier"))}
+    asked = []
+    s = sweep.run_local(cfgs, env / "logs", workers=1, device="cpu", quiet=True,
+                        defer=lambda key: asked.append(key) or "no time left")
+    f = s.frame().set_index("key")
+    assert asked == [next(iter(cfgs))]
+    assert list(f.status) == ["deferred", "deferred"] and set(f.reason) == {"no time left"} and not s.ok
+    assert all(runs.find(c) is None for c in cfgs.values())
+
+
 def test_hard_stop_interrupts_what_still_trains_and_returns_in_time(env):
     """The GPU job's safety net (issue #20): a run still training at ``hard_stop`` (no
     epoch-boundary pause reached it: here no deadline at all) is interrupted, so the caller

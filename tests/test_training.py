@@ -81,7 +81,8 @@ SMALL = dict(epochs=3, batch_size=64, lr=0.05, eval_batch_size=100)
 def run(settings=None, loss=None, splits=None, model=None, **kw):
     settings = settings or TrainSettings(**SMALL)
     kw.setdefault("progress", "none")
-    return training.train(model or make_model(), loss or losses.get_loss("cross_entropy"), splits or synthetic_splits(),
+    loss = loss or losses.get_loss("cross_entropy", reduction="sum")  # the papers' reduction, as the book's runs
+    return training.train(model or make_model(), loss, splits or synthetic_splits(),
                           settings, device="cpu", **kw)
 
 
@@ -164,12 +165,28 @@ def reference_loop(model, loss, splits, s: TrainSettings):
     return model
 
 
+def test_the_engine_refuses_an_unreduced_loss_and_stops_a_network_that_outputs_probabilities():
+    from replicate.array_io import ProbabilitiesAsLogitsError
+
+    with pytest.raises(ValueError, match=r"reduction must be one of \['sum', 'mean'\].*got 'none'"):
+        run(loss=losses.get_loss("cross_entropy", reduction="none"))
+
+    class SoftmaxNet(TinyNet):
+        def forward(self, x):
+            return torch.softmax(super().forward(x), dim=1)
+
+    loss = losses.get_loss("cross_entropy", reduction="sum")
+    with pytest.raises(ProbabilitiesAsLogitsError, match="logits looked like probabilities"):
+        run(TrainSettings(**SMALL), loss=loss, model=SoftmaxNet())
+    assert loss.deferred_checks is False  # restored after the steps
+
+
 @pytest.mark.parametrize("clip", [2.0, None])
 def test_engine_equals_plain_loop(clip):
     s = TrainSettings(epochs=3, batch_size=48, lr=0.2, clip_grad_norm=clip, milestones=(0.34, 0.67))
     splits = synthetic_splits(n_train=200)
     ours = run(s, splits=splits).model
-    ref = reference_loop(make_model(), losses.get_loss("cross_entropy"), splits, s)
+    ref = reference_loop(make_model(), losses.get_loss("cross_entropy", reduction="sum"), splits, s)
     assert params_equal(ours, ref)
 
 

@@ -161,8 +161,8 @@ def fit_temperatures(val: LogitSample) -> dict:
     """Temperature scaling fitted on ``val`` three ways: ``"ece"`` (the papers' grid search by
     validation ECE), ``"nll"`` (the same grid by validation NLL) and ``"continuous"``
     (continuous minimisation of validation NLL, Guo et al.'s recipe)."""
-    return {"ece": posthoc.fit_temperature(val.logits, val.labels, metric="ece"),
-            "nll": posthoc.fit_temperature(val.logits, val.labels, metric="nll"),
+    return {"ece": posthoc.fit_temperature(val.logits, val.labels, method="grid", metric="ece"),
+            "nll": posthoc.fit_temperature(val.logits, val.labels, method="grid", metric="nll"),
             "continuous": posthoc.fit_temperature(val.logits, val.labels, method="nll")}
 
 
@@ -204,9 +204,10 @@ def temperature_refits(model: LogitModel, n_val: int, reps: int, rng=None) -> pd
     rows = []
     for _ in range(reps):
         v = model.sample(n_val, g)
-        rows.append({"T by validation ECE (grid)": posthoc.fit_temperature(v.logits, v.labels).T,
+        rows.append({"T by validation ECE (grid)": posthoc.fit_temperature(v.logits, v.labels, method="grid",
+                                                                           metric="ece", warn=False).T,
                      "T by validation NLL (continuous)":
-                         posthoc.fit_temperature(v.logits, v.labels, method="nll").T})
+                         posthoc.fit_temperature(v.logits, v.labels, method="nll", warn=False).T})
     return pd.DataFrame(rows)
 
 

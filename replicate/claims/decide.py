@@ -157,9 +157,10 @@ def needs_text(estimate: float, reps, threshold: float, alpha: float = ALPHA, po
         return "no difference to resolve: the estimate sits on the threshold"
     z = _st.norm.ppf(1 - check_alpha(alpha) / 2) + _st.norm.ppf(power)
     factor = (z * sd / gap) ** 2
-    return (f"about {factor:.1f} times the seeds and test examples behind this interval to resolve a gap of "
-            f"{gap:.2g}" if factor >= 1 else "a new draw of the runs (the point estimate is beyond the threshold, "
-                                              "the interval is not)")
+    if factor < 1:
+        return "a new draw of the runs (the point estimate is beyond the threshold, the interval is not)"
+    shown = f"{gap:.2g}" if gap >= 1e-3 else f"{gap:.1e}"  # never more than four decimals (issue #32)
+    return f"about {factor:.1f} times the seeds and test examples behind this interval to resolve a gap of {shown}"
 
 
 def all_hold(parts) -> Outcome:

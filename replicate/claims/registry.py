@@ -204,19 +204,32 @@ def collect(paper: str | None = None, kind: str | None = None, profile: str = "c
 
     from .log import COLUMNS
 
-    beside = tuple(beside)
+    beside = check_beside(beside, profile)
+    srcs = sources(paper, kind)
+    done = (lambda s, n, sec: log(f"{s.paper} {s.kind} ({s.chapter}): {n} claims in {sec:.1f} s")) if log else None
+    n_workers = default_workers() if workers is None else workers
+    frames = add_beside(srcs, build_frames(srcs, profile, n_workers, done), beside, n_workers)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
+
+
+def check_beside(beside, profile: str) -> tuple[str, ...]:
+    """``beside`` as a tuple of profiles of :data:`PROFILES` other than ``profile``; else a
+    ValueError naming the parameter and the allowed values."""
+    beside = (beside,) if isinstance(beside, str) else tuple(beside)
     bad = [b for b in beside if b not in PROFILES or b == profile]
     if bad:
         raise ValueError(f"beside must name profiles of {', '.join(PROFILES)} other than profile {profile!r}; "
                          f"got {bad}")
-    srcs = sources(paper, kind)
-    done = (lambda s, n, sec: log(f"{s.paper} {s.kind} ({s.chapter}): {n} claims in {sec:.1f} s")) if log else None
-    n_workers = default_workers() if workers is None else workers
-    frames = build_frames(srcs, profile, n_workers, done)
-    if beside:
-        exp = [i for i, s in enumerate(srcs) if s.kind == "experiment"]
-        extra = {b: dict(zip(exp, build_frames([srcs[i] for i in exp], b, n_workers))) for b in beside}
-        frames = [part for i, f in enumerate(frames)
-                  for part in [f, *(_ours_at(extra[b][i], b) for b in beside if i in extra[b])]]
-        frames = [f for f in frames if len(f)]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
+    return beside
+
+
+def add_beside(srcs, frames: list, beside, workers: int = 1) -> list:
+    """``frames`` (one per source of ``srcs``) with, after each experiment source's frame,
+    its rows on our runs at each profile of ``beside`` that the store holds runs of
+    (:func:`_ours_at`)."""
+    if not beside:
+        return frames
+    exp = [i for i, s in enumerate(srcs) if s.kind == "experiment"]
+    extra = {b: dict(zip(exp, build_frames([srcs[i] for i in exp], b, workers))) for b in beside}
+    out = [part for i, f in enumerate(frames) for part in [f, *(_ours_at(extra[b][i], b) for b in beside if i in extra[b])]]
+    return [f for f in out if len(f)]

@@ -11,7 +11,8 @@
 ``replicate sweep CHAPTER [-p NAME VALUE]... [--executor local|slurm] [--workers N] [--dry-run]``
     train a chapter's missing runs in parallel, then execute it (:mod:`replicate.cli.sweep`);
 ``replicate gpu-job [--budget S] [--steps abcdef] [--list] [--check-travel]``
-    spend a GPU loan on the global queue's next runs and pack them (:mod:`replicate.cli.gpu_job`);
+    spend a GPU loan on the global queue's next runs and pack them (:mod:`replicate.cli.gpu_job`,
+    :mod:`replicate.gpu_loan`);
 ``replicate data check [DATASET]...`` / ``replicate data generate DIR``
     say which copy of each data set the data directory holds; write generated test data.
 
@@ -60,7 +61,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     ``runs``, ``sweep`` and ``gpu-job`` imports torch, seconds before the claims start)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS,
-                        help=f"data directory (default: ${config.DATA_ENV} or data/ at the repository root)")
+                        help=f"data directory (default: ${config.DATA_ENV}, else data/ at the repository root, or in "
+                             f"the per-user cache folder when the package is installed outside its checkout)")
     parser = argparse.ArgumentParser(prog="replicate", parents=[common],
                                      description="Executable replication of five focal-loss calibration papers.")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -5,7 +5,8 @@
     train one configuration through the run store (or load it if it is finished);
     ``MODEL`` ``default`` takes the profile's network;
 ``replicate runs ls [--store all|results|cache]``
-    list the finished runs;
+    list the finished runs; then every damaged run file, one line each on stderr with the
+    fix that fits where the store lies (exit status 1 when there is one);
 ``replicate runs show KEY [--json]``
     print one run's configuration, metrics before and after temperature scaling,
     history and provenance (``KEY`` may be a unique prefix);
@@ -81,16 +82,28 @@ def _cmd_train(args) -> int:
     return 0
 
 
+def report_damaged(errors, out=None) -> int:
+    """Print each damaged run of ``errors`` (one line each: the run, the file, the fix) on
+    ``out`` (default stderr), after a count; the number printed."""
+    out = out or sys.stderr
+    if errors:
+        print(f"replicate: {len(errors)} damaged run{'s' if len(errors) > 1 else ''} left out:", file=out)
+    for err in errors:
+        print(f"replicate: {err}", file=out)
+    return len(errors)
+
+
 def _cmd_ls(args) -> int:
     from .. import runs
 
-    frame = runs.list_runs(args.store)
+    damaged = runs.check_store(args.store)       # every damaged file at once, records and logits
+    frame = runs.list_runs(args.store)           # the others (a damaged run is left out)
     if frame.empty:
-        print(f"no finished runs in {args.store}")
-        return 0
-    with __import__("pandas").option_context("display.width", 200, "display.max_columns", 20):
-        print(frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    return 0
+        print(f"no finished runs in {args.store}" + (" that read back" if damaged else ""))
+    else:
+        with __import__("pandas").option_context("display.width", 200, "display.max_columns", 20):
+            print(frame.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    return 1 if report_damaged(damaged) else 0
 
 
 def _describe(run) -> str:
@@ -192,7 +205,7 @@ def _cmd_prune(args) -> int:
     import shutil
 
     from .. import profiles, runs
-    from ..sweep import queue
+    from ..gpu_loan import queue
 
     if args.profile is None:
         raise ValueError("runs prune needs --profile (one of " + ", ".join(profiles.PROFILES) + ")")
@@ -209,7 +222,7 @@ def _cmd_prune(args) -> int:
 
 def _cmd_unpack(args) -> int:
     from .. import config, runs
-    from ..sweep import travel
+    from ..gpu_loan import travel
 
     back = travel.restore(config.repo_root())   # what `gpu-job --check-travel` kept off the device
     if back:

@@ -35,13 +35,14 @@ def _sweep_all(args) -> int:
 
     from .. import profiles, sweep, training
     from ..data import availability
+    from ..gpu_loan import queue
 
     if args.executor != "local":
         raise ValueError("--all runs with --executor local only")
     profile = args.profile or "cpu"
     profiles.get_profile(profile)
-    items = sweep.queue.build(profile)
-    todo = sweep.queue.missing(items)
+    items = queue.build(profile)
+    todo = queue.missing(items)
     device = str(training.select_device("auto"))
     workers = args.workers or 1
     print(f"sweep --all | profile {profile} | {len(items)} runs planned by the chapters, {len(todo)} to train | "

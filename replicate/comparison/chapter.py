@@ -28,8 +28,9 @@ The notebook reaches them through one alias, ``ch = rp.experiments.<chapter>``:
 verdict prose reads :func:`replicate.claims.verdict_counts` with the noise model's rule
 (:func:`replicate.comparison.noise.rule_text`).
 
-Shared here: :data:`SECTION`, :func:`at_profile` (a default that depends on the profile) and
-:func:`not_in_store` (the reason a claim on our runs is not tested).
+Shared here: :data:`SECTION`, :func:`at_profile` (a default that depends on the profile),
+:func:`not_in_store` (the reason a claim on our runs is not tested) and
+:func:`damaged_sides` (our rows left out because a run of theirs is damaged).
 """
 from __future__ import annotations
 
@@ -44,6 +45,62 @@ def at_profile(profile: str, smoke, default):
     return smoke if get_profile(profile).name == "smoke" else default
 
 
-def not_in_store(profile: str) -> str:
-    """Why a claim on our runs is not tested when the chapter's runs are missing."""
+def not_in_store(profile: str, plan=None) -> str:
+    """Why a claim on our runs is not tested when the chapter's runs are missing: with the
+    chapter's ``plan``, its damaged runs when it has some ("run <key> damaged (<file>...)",
+    :func:`replicate.runs.damage.reason`), else that its runs are not in the store.
+
+    Parameters
+    ----------
+    profile : str
+        The profile of the runs.
+    plan : replicate.comparison.Plan, optional
+        The chapter's plan, whose runs were looked up (:func:`replicate.comparison.load`).
+
+    Returns
+    -------
+    str
+    """
+    if plan is not None:
+        from ..runs import damage
+
+        why = damage.reason(plan.configs())
+        if why:
+            return why
     return f"the chapter's {profile} runs are not in the run store (execute the chapter at that profile)"
+
+
+def damaged_sides(plan, runs: dict | None, groups=None) -> list:
+    """Our side of the rows a chapter left out because a run of theirs is damaged: one
+    :class:`replicate.claims.evidence.Missing` per group of ``groups`` (default all of the
+    plan's) that ``runs`` (``{group: {(method, seed): Run}}``) lacks and that holds a damaged
+    run, labelled with the group's profile and rows, every claim ``not tested`` there with
+    "run <key> damaged". Empty when ``runs`` is empty (the whole side is then missing, with
+    :func:`not_in_store`'s reason) or no run of a left-out group is damaged.
+
+    Parameters
+    ----------
+    plan : replicate.comparison.Plan
+        The chapter's plan.
+    runs : dict or None
+        The groups the chapter loaded.
+    groups : iterable of str, optional
+        The groups the chapter's claims read.
+
+    Returns
+    -------
+    list of Missing
+    """
+    from ..claims.evidence import Missing
+    from ..runs import damage
+
+    if not runs:
+        return []
+    out = []
+    for g in plan.groups if groups is None else groups:
+        if runs.get(g) or g not in plan.groups:
+            continue
+        why = damage.reason(cfg.key for cfg in plan.group(g).values())
+        if why:
+            out.append(Missing("ours", f"{plan.profile_of(g)} ({g} rows)", why))
+    return out

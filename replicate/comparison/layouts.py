@@ -154,10 +154,50 @@ def _text(r, spread: str = "sd", digits: int = 2, with_T: bool = False) -> str:
     return s
 
 
+#: A metric's column heading in the side-by-side tables, as the book's glossary writes it
+#: (issue #32, item 1); a metric missing here is headed by its name in METRIC_NAMES.
+HEADINGS = {"ece": "ECE (%)", "adaece": "AdaECE (%)", "classwise_ece": "classwise ECE (%)", "mce": "MCE (%)",
+            "nll": "NLL (x100)", "error": "test error (%)", "brier": "Brier score (x100)", "smece": "smooth ECE (%)",
+            "debiased_ece": "debiased ECE (%, 15 bins)", "debiased_ece_30": "debiased ECE (%, 30 bins)",
+            "sweep_ece": "ECE sweep (%, equal-width)", "sweep_ece_mass": "ECE sweep (%, equal-mass)",
+            "auroc": "AUROC (%)", "accuracy": "accuracy (%)", "rbs": "RBS", "ece_kde": "ECE KDE",
+            "s99_fraction": "|S99| (%)", "s99_accuracy": "accuracy on S99 (%)"}
+
+
+def heading(metric: str, scaled: bool = False) -> str:
+    """``"classwise_ece"`` -> ``"classwise ECE (%)"``; ``scaled`` adds " post T"."""
+    from .evaluation import METRIC_NAMES
+
+    words = HEADINGS.get(metric) or METRIC_NAMES.get(metric, metric)
+    return words + (" post T" if scaled else "")
+
+
+def by_label(frame: pd.DataFrame, index: str = "row", digits: int = 2, caption: str = ""):
+    """``frame`` (methods as columns, by key, e.g. a :func:`pivot`) as a reader sees it: each
+    method headed by its catalogue label ("flsd53" -> "FLSD-53"), the index a column headed
+    ``index``, numbers to ``digits`` decimals, "–" for a missing cell, no pandas index."""
+    from .methods import short
+
+    lab = {"adafocal": "AdaFocal"}
+    out = frame.rename(columns=lambda k: lab.get(k) or short(k)).rename_axis(index=index, columns=None)
+    out = out.reset_index().style.hide(axis="index").format(precision=digits, na_rep="–")
+    return out.set_caption(caption) if caption else out
+
+
+def rows_by_label(frame: pd.DataFrame, digits: int = 2, caption: str = ""):
+    """``frame`` (a row per method key) as a reader sees it: a ``method`` column of the
+    catalogue labels, numbers to ``digits`` decimals, "–" for a missing cell, no pandas index."""
+    from .methods import short
+
+    out = frame.rename(index=lambda k: "AdaFocal" if k == "adafocal" else short(k)).rename_axis("method")
+    out = out.reset_index().style.hide(axis="index").format(precision=digits, na_rep="–")
+    return out.set_caption(caption) if caption else out
+
+
 def _metric(m) -> tuple[str, bool, str]:
-    """``"ece"`` or ``("ece", True)`` -> ``(metric, scaled, heading)``."""
+    """``"ece"`` or ``("ece", True)`` -> ``(metric, scaled, heading)`` (:func:`heading`)."""
     metric, scaled = (m, False) if isinstance(m, str) else (m[0], bool(m[1]))
-    return metric, scaled, metric + (" (post T)" if scaled else "")
+    return metric, scaled, heading(metric, scaled)
 
 
 def _check_metrics(metrics, *frames) -> None:

@@ -30,7 +30,8 @@ def _check_set(ood_set: str) -> str:
 
 
 def _temperature(run, grid=None) -> float:
-    return float(posthoc.fit_temperature(*run.logits("val"), method="grid", metric="ece", grid=grid).params["T"])
+    return float(posthoc.fit_temperature(*run.logits("val"), method="grid", metric="ece", grid=grid,
+                                         warn=False).params["T"])
 
 
 def evaluate_ood(runs: dict, ood_set: str = "cifar10c_gaussian5", grid=None) -> pd.DataFrame:

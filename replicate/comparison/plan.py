@@ -129,7 +129,8 @@ class Plan:
 
     def frame(self) -> pd.DataFrame:
         """One row per run of every group: group, method, seed, run key, data set, network,
-        loss and parameters, epochs, and whether it is finished (in a store)."""
+        loss and parameters, epochs, and whether it is finished (in a store; a damaged run is
+        not, :mod:`replicate.runs.damage`)."""
         from ..runs import find
 
         rows = []
@@ -139,16 +140,17 @@ class Plan:
                 rows.append({"group": g, "method": key, "seed": seed, "key": cfg.key, "dataset": r["dataset"],
                              "model": r["model"], "loss": r["loss"],
                              "params": ", ".join(f"{k}={v}" for k, v in sorted(cfg.loss_params.items())) or "–",
-                             "epochs": r["train"]["epochs"], "finished": find(cfg) is not None})
+                             "epochs": r["train"]["epochs"], "finished": find(cfg, on_damage="skip") is not None})
         return pd.DataFrame(rows)
 
     def missing(self, store: str | None = None) -> dict:
-        """The distinct configurations with no finished run (in ``store``, or any store)."""
+        """The distinct configurations with no finished run (in ``store``, or any store); a
+        damaged run counts as missing (kept in :func:`replicate.runs.damage.seen`)."""
         from ..runs import find
 
         out = {}
         for key, cfg in self.configs().items():
-            run = find(cfg)
+            run = find(cfg, on_damage="skip")
             if run is None or (store is not None and run.store != store):
                 out[key] = cfg
         return out
@@ -162,45 +164,89 @@ class Plan:
 
         for g in groups:
             for cfg in self.group(g).values():
-                run = find(cfg)
+                run = find(cfg, on_damage="skip")
                 if run is None or (store is not None and run.store != store):
                     return False
         return True
 
 
-def train_configs(cfgs: dict, store: str = "auto", device=None, progress: str = "log", log=print) -> dict:
-    """Train or load every configuration of ``cfgs`` (``{(key, seed): RunConfig}``) through the
-    run store; returns ``{(key, seed): Run}``."""
-    from ..runs import get_or_train
+def _train_each(cfgs: dict, store: str, device, progress: str, log) -> tuple[dict, list]:
+    """``({(key, seed): Run}, [DamagedRunError])``: every configuration of ``cfgs`` trained or
+    loaded, going on past the damaged finished runs (record or logits; not trained over)."""
+    from ..runs import damage, get_or_train
+    from ..runs.records import DamagedRunError
 
-    runs = {}
+    runs, broken = {}, []
     for i, ((key, seed), cfg) in enumerate(cfgs.items(), 1):
-        run = get_or_train(cfg, store=store, progress=progress, device=device)
+        try:
+            run = get_or_train(cfg, store=store, progress=progress, device=device)
+            damage.check_logits_once(run.path)          # a truncated logits.npz, not only a broken record
+        except DamagedRunError as err:
+            broken.append(err)
+            if log:
+                log(f"[{i}/{len(cfgs)}] {cfg.dataset} {key} seed {seed}: {err}")
+            continue
         if log:
             log(f"[{i}/{len(cfgs)}] {cfg.dataset} {key} seed {seed}: run {run.key} "
                 f"({run.wall_time:.0f} s of training when it was trained)")
         runs[(key, seed)] = run
+    return runs, broken
+
+
+def damaged_error(errors: list):
+    """One :class:`replicate.runs.records.DamagedRunError` for the damaged runs ``errors``: the
+    one error itself, or for several a count followed by one line each (its ``errors``)."""
+    from ..runs.records import DamagedRunError
+
+    if len(errors) == 1:
+        return errors[0]
+    lines = "\n".join(f"  {e}" for e in errors)
+    err = DamagedRunError(f"{len(errors)} finished runs are damaged (each line: the run, the file, the fix):\n{lines}")
+    err.errors = list(errors)
+    return err
+
+
+def train_configs(cfgs: dict, store: str = "auto", device=None, progress: str = "log", log=print) -> dict:
+    """Train or load every configuration of ``cfgs`` (``{(key, seed): RunConfig}``) through the
+    run store; returns ``{(key, seed): Run}``. A damaged finished run is not trained over: the
+    others are trained or loaded first, then :func:`damaged_error` names every damaged one,
+    one line each, with its fix."""
+    runs, broken = _train_each(cfgs, store, device, progress, log)
+    if broken:
+        raise damaged_error(broken)
     return runs
 
 
 def train(p: Plan, groups=None, store: str = "auto", progress: str = "log", log=print) -> dict:
-    """Train or load the runs of ``groups`` (default all) of plan ``p``: ``{group: {(key, seed): Run}}``."""
+    """Train or load the runs of ``groups`` (default all) of plan ``p``: ``{group: {(key, seed): Run}}``.
+    Every group is trained or loaded before the damaged finished runs of all of them are
+    named at once (:func:`damaged_error`)."""
     names = list(p.groups) if groups is None else ([groups] if isinstance(groups, str) else list(groups))
     unknown = [g for g in names if g not in p.groups]
     if unknown:
         raise ValueError(f"unknown group(s) {unknown}; the plan has: {', '.join(p.groups) or 'none'}")
-    return {g: train_configs(p.groups[g], store, p.device, progress, log) for g in names}
+    out, broken = {}, []
+    for g in names:
+        out[g], errs = _train_each(p.groups[g], store, p.device, progress, log)
+        broken += [e for e in errs if e.key not in {b.key for b in broken}]
+    if broken:
+        raise damaged_error(broken)
+    return out
 
 
 def load(p: Plan, groups=None) -> dict | None:
     """The finished runs of ``groups`` (default all) of plan ``p`` without training anything:
-    ``{group: {(key, seed): Run}}``, or None when any run is missing from the stores."""
+    ``{group: {(key, seed): Run}}``, or None when any run is missing from the stores. A damaged
+    run (record or logits) counts as missing and is kept
+    (:func:`replicate.runs.damage.seen`), so that the claims on it say "run <key> damaged"
+    (:func:`replicate.comparison.chapter.not_in_store`); every run is looked up, so every
+    damaged one is met."""
     from ..runs import find
 
     names = list(p.groups) if groups is None else ([groups] if isinstance(groups, str) else list(groups))
     out = {}
     for g in names:
-        found = {k: find(cfg) for k, cfg in p.group(g).items()}
+        found = {k: find(cfg, on_damage="skip") for k, cfg in p.group(g).items()}
         if any(r is None for r in found.values()):
             return None
         out[g] = found
@@ -260,10 +306,10 @@ def reuse_finished(cfgs: dict, alternatives=RECORD_ONLY_OPTIONS) -> dict:
     out = {}
     for k, cfg in cfgs.items():
         chosen = cfg
-        if find(cfg) is None:
+        if find(cfg, on_damage="skip") is None:
             for alt in alternatives:
                 other = cfg.replace(options={**cfg.options, **alt})
-                if other.key != cfg.key and find(other) is not None:
+                if other.key != cfg.key and find(other, on_damage="skip") is not None:
                     chosen = other
                     break
         out[k] = chosen

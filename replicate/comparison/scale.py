@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import binning as _b
 from .. import metrics
 from ..profiles import get_profile
 from ..synthetic import as_generator, estimator_study
@@ -83,10 +84,17 @@ def calibrated_ece(probs, n_bins: int = N_BINS, reps: int = FLOOR_REPS, rng=0) -
 def clt_floor(probs, n_bins: int = N_BINS) -> float:
     """Central-limit prediction of :func:`calibrated_ece`'s mean (a fraction): for a
     calibrated predictor ``E|S_b| = sqrt(2 v_b / pi)`` with ``v_b = sum c (1 - c)`` over the
-    bin's samples (the chapter *Measuring calibration*, ``BetaModel.expected_binned_ece``)."""
+    bin's samples (the chapter *Measuring calibration*, ``BetaModel.expected_binned_ece``).
+
+    Parameters
+    ----------
+    probs : array_like
+        Probabilities (N, K).
+    n_bins : int
+        Equal-width bins, binned as :func:`replicate.metrics.ece` (:func:`replicate.binning.bin_index`).
+    """
     conf = np.asarray(probs, dtype=np.float64).max(axis=1)
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    idx = np.clip(np.searchsorted(edges, conf, side="left") - 1, 0, n_bins - 1)  # (lower, upper]
+    idx = _b.bin_index(conf, _b.width_edges(n_bins), "right", uniform=True)   # the bins of metrics.ece
     v = np.bincount(idx, weights=conf * (1 - conf), minlength=n_bins)
     return float(np.sqrt(2 * v / np.pi).sum() / len(conf))
 

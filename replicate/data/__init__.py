@@ -5,7 +5,8 @@
 labels are int64. Normalise with :func:`normalize` and augment training batches with
 :func:`augment` (batched crop + flip; run it before ``normalize``), on any device.
 
-Data are found through ``replicate.config.data_dir()`` (``$REPLICATE_DATA``). Decoded
+Data are found through ``replicate.config.data_dir()`` (``$REPLICATE_DATA``; by default
+``data/`` in the checkout, or in the per-user cache folder of an installed package). Decoded
 arrays are cached as ``.npz`` in the data directory when it is writable, otherwise in
 ``replicate.config.cache_dir() / "data"``; the first load decodes, later loads read the
 cache. Missing data raise FileNotFoundError naming the files, where to put them and

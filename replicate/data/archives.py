@@ -53,7 +53,8 @@ class DataArchiveError(RuntimeError):
 
 
 def root_dir(data_dir: str | os.PathLike | None = None) -> Path:
-    """The data directory: ``data_dir`` if given, else ``$REPLICATE_DATA``, else ``<repo>/data``."""
+    """The data directory: ``data_dir`` if given, else ``$REPLICATE_DATA``, else the default
+    (:func:`replicate.config.data_dir`: ``data/`` in the checkout, or in the per-user folder)."""
     return config.data_dir(data_dir)
 
 

@@ -1,7 +1,7 @@
 """Every training loss of the five papers behind one registry: ``get_loss(name, **params)``.
 
 ===================  ============================================================  =========
-name                 loss (paper, equation)                                        reduction
+name                 loss (paper, equation)                                        papers'
 ===================  ============================================================  =========
 ``cross_entropy``    ``-log p_y``                                                  sum
 ``brier``            ``sum_k (p_k - y_k)^2`` (Brier 1950)                          mean
@@ -17,6 +17,12 @@ name                 loss (paper, equation)                                     
 ``adadual_focal``    AdaFocal's gammas on DFL (Tao et al. 2023, Sec. 5.2)          sum
 ``fcl``              focal + ``lam ||p - y||^2`` (Liang et al., Def. 3.1)          mean
 ===================  ============================================================  =========
+
+Every loss takes ``reduction`` in ``{"mean", "sum", "none"}``, ``"mean"`` by default as in
+``torch.nn``. The last column is the reduction of the papers' code
+(:func:`paper_reduction`), which the book's protocol passes explicitly
+(:func:`replicate.runs.resolve`). Every loss takes torch tensors or numpy arrays (numpy in,
+numpy out) and rejects probabilities given as logits (:mod:`.base`).
 
 Every loss is a :class:`CalibrationLoss` (``torch.nn.Module``); see :mod:`.base` for the
 trainer hooks (``on_epoch_start``, ``update_from_validation``, ``check_finite``, ``config``).
@@ -64,6 +70,24 @@ def loss_parameters(name: str) -> list[str]:
     return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
 
 
+def paper_reduction(name: str) -> str:
+    """How the papers' code reduces loss ``name`` over a batch: ``"sum"``, or ``"mean"`` for
+    Brier and FCL (the book's page "The authors' code"); what the book's runs pass.
+
+    Parameters
+    ----------
+    name : str
+        A registered loss name (:func:`available_losses`).
+
+    Example
+    -------
+    >>> from replicate.losses import get_loss, paper_reduction
+    >>> paper_reduction('focal'), paper_reduction('fcl'), get_loss('focal').reduction
+    ('sum', 'mean', 'mean')
+    """
+    return _lookup(name).paper_reduction
+
+
 def _lookup(name: str) -> type[CalibrationLoss]:
     if name not in LOSSES:
         raise ValueError(f"unknown loss {name!r}; available: {', '.join(LOSSES)}")
@@ -73,11 +97,20 @@ def _lookup(name: str) -> type[CalibrationLoss]:
 def get_loss(name: str, **params) -> CalibrationLoss:
     """Build the loss ``name`` with ``params``; ValueError for unknown names or parameters.
 
+    Parameters
+    ----------
+    name : str
+        A registered loss name (:func:`available_losses`).
+    **params
+        The loss's parameters (:func:`loss_parameters`); ``reduction`` defaults to ``"mean"``.
+
     Example
     -------
     >>> import torch; from replicate.losses import get_loss
     >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
     >>> round(get_loss('focal', gamma=3)(z, y).item(), 4)
+    0.4383
+    >>> round(get_loss('focal', gamma=3, reduction='sum')(z, y).item(), 4)
     0.8766
     """
     allowed = loss_parameters(name)
@@ -88,7 +121,8 @@ def get_loss(name: str, **params) -> CalibrationLoss:
 
 
 __all__ = [
-    "LOSSES", "available_losses", "get_loss", "loss_parameters", "CalibrationLoss", "LossDivergedError",
+    "LOSSES", "available_losses", "get_loss", "loss_parameters", "paper_reduction", "CalibrationLoss",
+    "LossDivergedError",
     "CrossEntropy", "Brier", "MMCE", "LabelSmoothing", "Focal", "SampleDependentFocal",
     "SampleDependentFocal532", "ScheduledFocal", "ScheduledFocal531", "InverseFocal", "FocalCalibration",
     "CalFocal", "AdaFocal", "AdaDualFocal", "DualFocal", "adafocal_gamma_update", "equal_mass_edges",

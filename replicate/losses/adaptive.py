@@ -50,7 +50,8 @@ import math
 import numpy as np
 import torch
 
-from .base import CalibrationLoss, LossDivergedError, check_choice, check_number, log_probs, one_minus_exp
+from ..array_io import reject_probs, torch_native
+from .base import _PROBS_HINT, CalibrationLoss, LossDivergedError, check_choice, check_number, log_probs, one_minus_exp
 from .dual import dual_term
 from .gamma_bins import adafocal_gamma_update, assign_bins, bin_statistics, equal_mass_edges, reference_validation_bins
 
@@ -62,7 +63,7 @@ class _BinnedGammaLoss(CalibrationLoss):
 
     needs_validation = True
 
-    def __init__(self, num_bins: int, gamma_init: float, bin_rule: str, reduction: str | None):
+    def __init__(self, num_bins: int, gamma_init: float, bin_rule: str, reduction: str):
         super().__init__(reduction)
         self.num_bins = check_number(self.name, "num_bins", num_bins, lo=1, hi=1000, integer=True)
         self.bin_rule = check_choice(self.name, "bin_rule", bin_rule, BIN_RULES)
@@ -80,11 +81,30 @@ class _BinnedGammaLoss(CalibrationLoss):
     def _new_gamma(self, gap, conf_mean, acc_mean) -> torch.Tensor:
         raise TypeError
 
+    @torch_native
     @torch.no_grad()
     def update_from_validation(self, val_logits: torch.Tensor, val_labels: torch.Tensor) -> dict:
-        if val_logits.dim() != 2 or val_labels.dim() != 1 or val_labels.shape[0] != val_logits.shape[0]:
+        """Re-bin the validation set and update the gammas (once per epoch; module docstring).
+
+        Parameters
+        ----------
+        val_logits : torch.Tensor or numpy.ndarray
+            Validation logits (N, K), not probabilities (ValueError).
+        val_labels : torch.Tensor or numpy.ndarray
+            Validation labels (N,).
+
+        Returns
+        -------
+        dict
+            The new state and the bins' statistics as numpy arrays (whatever the input):
+            ``gamma``, ``gamma_before``, ``gap``, ``edges``, ``count``, ``confidence``,
+            ``accuracy`` (and ``edges_float32`` under ``bin_rule="reference"``).
+        """
+        if not isinstance(val_logits, torch.Tensor) or not isinstance(val_labels, torch.Tensor) \
+                or val_logits.dim() != 2 or val_labels.dim() != 1 or val_labels.shape[0] != val_logits.shape[0]:
             raise ValueError(f"loss {self.name!r}: need val_logits (N, K) and val_labels (N,); got "
-                             f"{tuple(val_logits.shape)} and {tuple(val_labels.shape)}")
+                             f"{tuple(getattr(val_logits, 'shape', ()))} and {tuple(getattr(val_labels, 'shape', ()))}")
+        reject_probs(val_logits, "val_logits", where=f"loss {self.name!r}", hint=_PROBS_HINT)
         logits = val_logits.detach().to(self.edges.device, torch.float64)
         labels = val_labels.detach().to(self.edges.device).long()
         if not bool(torch.isfinite(logits).all()):
@@ -133,18 +153,33 @@ class CalFocal(_BinnedGammaLoss):
     with ``bin_rule="reference"`` its validation bins are theirs, and an empty bin keeps its
     gamma under both rules.
 
+    Parameters
+    ----------
+    case : {1, 2}
+        Eq. 1 (per-sample gamma) or Eq. 2 (per-bin gamma).
+    lam : float
+        ``lambda >= 0``.
+    num_bins : int
+        Equal-mass validation bins.
+    gamma_max : float
+        Overflow guard on gamma (>= 1).
+    bin_rule : {"inclusive", "reference"}
+        The validation binning (module docstring).
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default), batch sum (the papers' code, :attr:`paper_reduction`) or per sample.
+
     Example
     -------
     >>> import torch; from replicate.losses import CalFocal
     >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
-    >>> round(CalFocal(case=2)(z, y).item(), 4)
+    >>> round(CalFocal(case=2, reduction="sum")(z, y).item(), 4)
     1.3887
     """
 
     name = "calfocal"
 
     def __init__(self, case: int = 2, lam: float = 10.0, num_bins: int = 15, gamma_max: float = 1e6,
-                 bin_rule: str = "inclusive", reduction: str | None = None):
+                 bin_rule: str = "inclusive", reduction: str = "mean"):
         if isinstance(case, bool) or case not in (1, 2):
             raise ValueError(f"loss 'calfocal': parameter 'case' must be one of [1, 2]; got {case!r}")
         self.case = int(case)
@@ -190,6 +225,25 @@ class AdaFocal(_BinnedGammaLoss):
     (no switch). The loss itself differs from their code only where their
     ``(1 - p + 1e-20)`` guard differs from our ``max(1 - p, 1e-20)`` (at p within 1e-20 of 1).
 
+    Parameters
+    ----------
+    variant : {"code", "paper"}
+        The authors' final code's update or the paper's Eq. 4.
+    gamma_init : float
+        Every bin's gamma before the first update.
+    lam : float
+        ``lambda >= 0`` of the update.
+    gamma_min, gamma_max : float
+        The clip of gamma.
+    switch : float
+        ``|gamma|`` below which the code's variant switches to inverse focal.
+    num_bins : int
+        Equal-mass validation bins.
+    bin_rule : {"inclusive", "reference"}
+        The validation binning (module docstring).
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default), batch sum (the papers' code, :attr:`paper_reduction`) or per sample.
+
     Example
     -------
     >>> import torch; from replicate.losses import AdaFocal
@@ -203,7 +257,7 @@ class AdaFocal(_BinnedGammaLoss):
 
     def __init__(self, variant: str = "code", gamma_init: float = 1.0, lam: float = 1.0, gamma_min: float = -2.0,
                  gamma_max: float = 20.0, switch: float = 0.2, num_bins: int = 15, bin_rule: str = "inclusive",
-                 reduction: str | None = None):
+                 reduction: str = "mean"):
         name = type(self).name
         self.variant = check_choice(name, "variant", variant, ("code", "paper"))
         self.lam = check_number(name, "lam", lam, lo=0.0)
@@ -259,11 +313,20 @@ class AdaDualFocal(AdaFocal):
     binning and ``bin_rule="reference"`` the authors' float32 one (the DFL code bins its
     validation set with the same ``adaECE`` routine).
 
+    Parameters
+    ----------
+    variant, gamma_init, lam, gamma_min, gamma_max, switch, num_bins, bin_rule
+        As :class:`AdaFocal` (``variant`` defaults to ``"paper"`` here).
+    bin_key : {"margin", "p_true"}
+        The training sample's key looked up in the validation bins.
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default), batch sum (the papers' code, :attr:`paper_reduction`) or per sample.
+
     Example
     -------
     >>> import torch; from replicate.losses import AdaDualFocal
     >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
-    >>> round(AdaDualFocal(num_bins=3)(z, y).item(), 4)
+    >>> round(AdaDualFocal(num_bins=3, reduction="sum")(z, y).item(), 4)
     1.7174
     """
 
@@ -271,7 +334,7 @@ class AdaDualFocal(AdaFocal):
 
     def __init__(self, variant: str = "paper", gamma_init: float = 1.0, lam: float = 1.0,
                  gamma_min: float = -2.0, gamma_max: float = 20.0, switch: float = 0.2, num_bins: int = 15,
-                 bin_key: str = "margin", bin_rule: str = "inclusive", reduction: str | None = None):
+                 bin_key: str = "margin", bin_rule: str = "inclusive", reduction: str = "mean"):
         self.bin_key = check_choice("adadual_focal", "bin_key", bin_key, ("margin", "p_true"))
         super().__init__(variant, gamma_init, lam, gamma_min, gamma_max, switch, num_bins, bin_rule, reduction)
         self._set_params(bin_key=self.bin_key)

@@ -4,9 +4,23 @@ A loss is a :class:`torch.nn.Module` called as ``loss(logits, targets)`` and ret
 scalar. Its adaptive state (AdaFocal's per-bin gammas, the scheduled gamma of FLS) lives
 in registered buffers, so ``state_dict()`` / ``load_state_dict()`` resume a run exactly.
 
-Reductions follow the book's page "The authors' code": the reference code of Mukhoti et al. (2020),
-AdaFocal and DFL *sums* the per-sample losses over the batch; Brier is a batch mean; FCL
-uses the mean. ``reduction="sum" | "mean"`` overrides the default of each loss.
+Reduction (issue #31, item 1): every loss takes ``reduction`` in ``{"mean", "sum", "none"}``
+with ``"mean"`` as default, as ``torch.nn`` losses do: the batch mean, the batch sum, or the
+per-sample values of shape ``(N,)``. The papers' code reduces otherwise (the book's page
+"The authors' code"): the reference code of Mukhoti et al. (2020), AdaFocal and DFL *sum*
+the per-sample losses over the batch, Brier is a batch mean, FCL uses the mean. Each loss
+names its papers' reduction in :attr:`CalibrationLoss.paper_reduction`
+(:func:`replicate.losses.paper_reduction`); the book's protocol passes it explicitly
+(:func:`replicate.runs.resolve` fills it into every run configuration that does not set
+``reduction``), so the book's runs, their keys and its numbers do not depend on the default.
+
+Inputs (item 2): ``loss(logits, targets)`` takes torch tensors (with autograd) or numpy
+arrays (numpy in, numpy out: the value as a numpy array, no autograd). Probabilities given
+as logits - every entry in [0, 1] and every row summing to 1 within 1e-6 - raise a
+ValueError at once; inside the training engine's steps (``deferred_checks``, set by
+:func:`replicate.training.train`) they are counted on the device, like the non-finite
+losses, and raised by the next :meth:`CalibrationLoss.check_finite`, so that a training
+step never synchronises.
 
 Health check without host syncs: every forward adds "this loss was not finite" to an
 on-device counter; :meth:`CalibrationLoss.check_finite`, called once per epoch, reads it
@@ -35,7 +49,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-REDUCTIONS = ("sum", "mean")
+from ..array_io import PROBS_ATOL, ProbabilitiesAsLogitsError, reject_probs, torch_native
+
+REDUCTIONS = ("mean", "sum", "none")
 # 1 - p is clamped below at this value before it is raised to a power: at p == 1 (a
 # saturated softmax) the derivative of x**gamma (gamma < 1) is infinite at x = 0. The
 # AdaFocal reference code adds 1e-20 for the same reason. The clamp passes zero gradient,
@@ -92,11 +108,28 @@ def one_minus_exp(logp: torch.Tensor) -> torch.Tensor:
     return (-torch.expm1(logp)).clamp_min(BASE_EPS)
 
 
+_PROBS_HINT = "pass logits (log-probabilities will do: torch.log(probs))"
+
+
+def _probs_flag(logits: torch.Tensor) -> torch.Tensor:
+    """On-device bool: every entry in [0, 1] and every row summing to 1 within PROBS_ATOL."""
+    in_unit = ((logits >= 0) & (logits <= 1)).all()
+    sums = ((logits.to(torch.float64).sum(dim=1) - 1).abs() <= PROBS_ATOL).all()
+    return in_unit & sums
+
+
 class CalibrationLoss(torch.nn.Module):
-    """Base class: ``forward(logits (N, K), targets (N,)) -> scalar``.
+    """Base class: ``forward(logits (N, K), targets (N,))`` reduced by ``reduction``.
 
     Subclasses implement :meth:`per_sample` (unreduced ``(N,)`` losses) or override
-    :meth:`_compute` when the loss is not a sum of per-sample terms (MMCE, Brier).
+    :meth:`_compute` when the loss is not a sum of per-sample terms (MMCE).
+
+    Parameters
+    ----------
+    reduction : {"mean", "sum", "none"}
+        ``"mean"`` (default, as ``torch.nn``): the batch mean; ``"sum"``: the batch sum
+        (what the papers' code does for most losses, :attr:`paper_reduction`); ``"none"``:
+        the per-sample values, shape ``(N,)``.
 
     Example
     -------
@@ -107,17 +140,23 @@ class CalibrationLoss(torch.nn.Module):
 
     name: ClassVar[str] = ""
     needs_validation: ClassVar[bool] = False
-    default_reduction: ClassVar[str] = "sum"
+    #: How the papers' code reduces this loss over a batch (the book's page "The authors' code");
+    #: the book's protocol passes it explicitly. Not the default, which is always "mean".
+    paper_reduction: ClassVar[str] = "sum"
     #: True when a training step with this loss can be captured as a CUDA graph (module docstring).
     graph_safe: ClassVar[bool] = True
     graph_unsafe_reason: ClassVar[str] = ""
 
-    def __init__(self, reduction: str | None = None):
+    def __init__(self, reduction: str = "mean"):
         super().__init__()
-        red = self.default_reduction if reduction is None else reduction
-        self.reduction = check_choice(self.name, "reduction", red, REDUCTIONS)
+        self.reduction = check_choice(self.name, "reduction", reduction, REDUCTIONS)
         self._params: dict = {}
         self.register_buffer("_nonfinite", torch.zeros((), dtype=torch.long), persistent=False)
+        self.register_buffer("_probs_like", torch.zeros((), dtype=torch.long), persistent=False)
+        #: True while the training engine runs its steps (:func:`replicate.training.train`): the
+        #: probabilities-as-logits check is then counted on the device and raised by
+        #: :meth:`check_finite`, so that a step never reads a value back to the host.
+        self.deferred_checks = False
 
     # -- parameters -------------------------------------------------------------------
     def _set_params(self, **params) -> None:
@@ -136,10 +175,10 @@ class CalibrationLoss(torch.nn.Module):
     # -- computation ------------------------------------------------------------------
     def _prepare(self, logits: torch.Tensor, targets: torch.Tensor):
         if not isinstance(logits, torch.Tensor) or logits.dim() != 2:
-            raise ValueError(f"loss {self.name!r}: logits must be a 2-d tensor (N, K); "
+            raise ValueError(f"loss {self.name!r}: logits must be a 2-d tensor or array (N, K); "
                              f"got shape {tuple(getattr(logits, 'shape', ()))}")
         if not isinstance(targets, torch.Tensor) or targets.dim() != 1 or targets.shape[0] != logits.shape[0]:
-            raise ValueError(f"loss {self.name!r}: targets must be a 1-d tensor of N = {logits.shape[0]} "
+            raise ValueError(f"loss {self.name!r}: targets must be a 1-d tensor or array of N = {logits.shape[0]} "
                              f"class indices; got shape {tuple(getattr(targets, 'shape', ()))}")
         if targets.dtype.is_floating_point or targets.dtype == torch.bool:
             raise ValueError(f"loss {self.name!r}: targets must hold integer class indices; got {targets.dtype}")
@@ -149,22 +188,45 @@ class CalibrationLoss(torch.nn.Module):
             logits = logits.float()
         if self._nonfinite.device != logits.device:
             self.to(logits.device)
+        if self.deferred_checks:  # inside the engine's steps: no host synchronisation, raised by check_finite
+            with torch.no_grad():
+                self._probs_like.add_(_probs_flag(logits.detach()).long())
+        else:
+            reject_probs(logits, where=f"loss {self.name!r}", hint=_PROBS_HINT)
         return logits, targets.long()
 
     def per_sample(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         raise TypeError(f"{type(self).__name__} defines no per-sample loss")
 
     def _reduce(self, values: torch.Tensor) -> torch.Tensor:
+        if self.reduction == "none":
+            return values
         return values.sum() if self.reduction == "sum" else values.mean()
 
     def _compute(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         return self._reduce(self.per_sample(logits, targets))
 
+    @torch_native
     def forward(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """The loss of ``logits`` (N, K) against integer ``targets`` (N,), reduced by ``reduction``.
+
+        Parameters
+        ----------
+        logits : torch.Tensor or numpy.ndarray
+            Unnormalised scores, shape (N, K); not probabilities (ValueError).
+        targets : torch.Tensor or numpy.ndarray
+            Class indices in [0, K), shape (N,).
+
+        Returns
+        -------
+        torch.Tensor or numpy.ndarray
+            A scalar (``"mean"``, ``"sum"``) or shape ``(N,)`` (``"none"``); numpy when
+            ``logits`` is numpy.
+        """
         logits, targets = self._prepare(logits, targets)
         loss = self._compute(logits, targets)
         with torch.no_grad():
-            self._nonfinite.add_((~torch.isfinite(loss.detach())).long())
+            self._nonfinite.add_((~torch.isfinite(loss.detach())).any().long())
         return loss
 
     # -- training-loop hooks ------------------------------------------------------------
@@ -187,6 +249,12 @@ class CalibrationLoss(torch.nn.Module):
         """
         bad = int(self._nonfinite.item())
         self._nonfinite.zero_()
+        probs_like = int(self._probs_like.item())
+        self._probs_like.zero_()
+        if probs_like:
+            raise ProbabilitiesAsLogitsError(f"loss {self.name!r}: in {probs_like} call(s) since the last check the "
+                                             f"logits looked like probabilities (every entry in [0, 1], every row "
+                                             f"summing to 1 within {PROBS_ATOL:g}); {_PROBS_HINT}")
         if bad:
             raise LossDivergedError(f"loss {self.name!r} was NaN or infinite in {bad} training step(s) "
                                     "since the last check; lower the learning rate or check the inputs")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import torch
 
+from ..array_io import torch_native
 from .base import CalibrationLoss, check_choice, check_number, log_probs, one_minus_exp
 
 DUAL_VARIANTS = ("largest", "kth", "mean_topk", "fixed", "sum_topk", "batch_mean_sum_topk")
@@ -34,9 +35,23 @@ DUAL_FOCAL_GAMMAS = {
 }
 
 
+@torch_native
 def dual_term(probs: torch.Tensor, p_true: torch.Tensor, variant: str = "largest", k=1,
               offset: float = 0.0) -> torch.Tensor:
     """The dual term ``d`` of each sample (shape ``(N,)``); differentiable in ``probs``.
+
+    Parameters
+    ----------
+    probs : torch.Tensor or numpy.ndarray
+        Probabilities, shape (N, K) (numpy in, numpy out).
+    p_true : torch.Tensor or numpy.ndarray
+        ``p_y`` per sample, shape (N,).
+    variant : str
+        One of :data:`DUAL_VARIANTS` (module docstring).
+    k : int or "all"
+        How many probabilities below ``p_y`` the variant uses.
+    offset : float
+        The constant of ``variant="fixed"``.
 
     Example
     -------
@@ -74,18 +89,31 @@ def dual_focal_per_sample(logp: torch.Tensor, lpt: torch.Tensor, gamma, variant:
 class DualFocal(CalibrationLoss):
     """Dual focal loss (Tao et al. 2023, Eq. 3) with the Table 4 ablation variants.
 
+    Parameters
+    ----------
+    gamma : float
+        ``gamma >= 0``.
+    variant : str
+        One of :data:`DUAL_VARIANTS` (module docstring).
+    k : int or "all"
+        For the variants that use several probabilities below ``p_y``.
+    offset : float
+        The constant dual term of ``variant="fixed"``, in [0, 1].
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default), batch sum (the papers' code, :attr:`paper_reduction`) or per sample.
+
     Example
     -------
     >>> import torch; from replicate.losses import DualFocal
     >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
-    >>> round(DualFocal(gamma=5.0)(z, y).item(), 4)
+    >>> round(DualFocal(gamma=5.0, reduction="sum")(z, y).item(), 4)
     1.5104
     """
 
     name = "dual_focal"
 
     def __init__(self, gamma: float = 5.0, variant: str = "largest", k=1, offset: float = 0.0,
-                 reduction: str | None = None):
+                 reduction: str = "mean"):
         super().__init__(reduction)
         self.gamma = check_number(self.name, "gamma", gamma, lo=0.0)
         self.variant = check_choice(self.name, "variant", variant, DUAL_VARIANTS)

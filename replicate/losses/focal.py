@@ -17,11 +17,20 @@ from __future__ import annotations
 
 import torch
 
+from ..array_io import torch_native
 from .base import CalibrationLoss, check_choice, check_number, log_probs, one_hot, one_minus_exp
 
 
+@torch_native
 def focal_per_sample(logp_true: torch.Tensor, gamma) -> torch.Tensor:
     """``-(1 - p)^gamma log p`` from ``log p``; gamma a float or a per-sample tensor (>= 0).
+
+    Parameters
+    ----------
+    logp_true : torch.Tensor or numpy.ndarray
+        ``log p_y`` per sample (numpy in, numpy out).
+    gamma : float or torch.Tensor
+        The focusing parameter, one or per sample.
 
     Example
     -------
@@ -36,17 +45,24 @@ class Focal(CalibrationLoss):
     """Focal loss with a fixed ``gamma >= 0`` (gamma = 0 is cross-entropy): ``-(1 - p_y)^gamma
     log p_y`` (Lin et al. 2017; Mukhoti et al. 2020, Sec. 4).
 
+    Parameters
+    ----------
+    gamma : float
+        ``gamma >= 0``.
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default), batch sum (the papers' code, :attr:`paper_reduction`) or per sample.
+
     Example
     -------
     >>> import torch; from replicate.losses import Focal
     >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
-    >>> round(Focal(gamma=3.0)(z, y).item(), 4)
-    0.8766
+    >>> round(Focal(gamma=3.0)(z, y).item(), 4), round(Focal(gamma=3.0, reduction="sum")(z, y).item(), 4)
+    (0.4383, 0.8766)
     """
 
     name = "focal"
 
-    def __init__(self, gamma: float = 3.0, reduction: str | None = None):
+    def __init__(self, gamma: float = 3.0, reduction: str = "mean"):
         super().__init__(reduction)
         self.gamma = check_number(self.name, "gamma", gamma, lo=0.0)
         self._set_params(gamma=self.gamma)
@@ -62,6 +78,15 @@ class SampleDependentFocal(CalibrationLoss):
     strict ``p_y < threshold`` rule). Presets: ``flsd53`` = ((0.2,), (5, 3)) and
     ``flsd532`` = ((0.2, 0.5), (5, 3, 2)).
 
+    Parameters
+    ----------
+    thresholds : sequence of float, optional
+        Strictly increasing, in (0, 1); None: the preset's.
+    gammas : sequence of float, optional
+        One more than ``thresholds``, each >= 0; None: the preset's.
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default), batch sum (the papers' code, :attr:`paper_reduction`) or per sample.
+
     Example
     -------
     >>> import torch; from replicate.losses import SampleDependentFocal
@@ -73,7 +98,7 @@ class SampleDependentFocal(CalibrationLoss):
     name = "flsd53"
     _default = ((0.2,), (5.0, 3.0))
 
-    def __init__(self, thresholds=None, gammas=None, reduction: str | None = None):
+    def __init__(self, thresholds=None, gammas=None, reduction: str = "mean"):
         super().__init__(reduction)
         thresholds = self._default[0] if thresholds is None else thresholds
         gammas = self._default[1] if gammas is None else gammas
@@ -113,6 +138,17 @@ class ScheduledFocal(CalibrationLoss):
     (integer arithmetic, so with 350 epochs the switches land exactly at 100 and 250). The
     current gamma is a buffer, so a resumed run continues with the right one.
 
+    Parameters
+    ----------
+    gammas : sequence of float, optional
+        One gamma per stage (None: the preset's).
+    milestones : sequence of int
+        Stage starts in epochs of a ``reference_epochs`` run.
+    reference_epochs : int
+        The schedule's length (350, the paper's).
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default), batch sum (the papers' code, :attr:`paper_reduction`) or per sample.
+
     Example
     -------
     >>> from replicate.losses import ScheduledFocal
@@ -125,7 +161,7 @@ class ScheduledFocal(CalibrationLoss):
     _default_gammas = (5.0, 3.0, 2.0)
 
     def __init__(self, gammas=None, milestones=(100, 250), reference_epochs: int = 350,
-                 reduction: str | None = None):
+                 reduction: str = "mean"):
         super().__init__(reduction)
         gammas = self._default_gammas if gammas is None else gammas
         try:
@@ -164,17 +200,24 @@ class ScheduledFocal531(ScheduledFocal):
 class InverseFocal(CalibrationLoss):
     """Inverse focal loss ``-(1 + p_y)^gamma log p_y`` (Wang et al. 2021; DFL baseline).
 
+    Parameters
+    ----------
+    gamma : float
+        ``gamma >= 0``.
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default), batch sum (the papers' code, :attr:`paper_reduction`) or per sample.
+
     Example
     -------
     >>> import torch; from replicate.losses import InverseFocal
     >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
-    >>> round(InverseFocal(gamma=1.0)(z, y).item(), 4)
+    >>> round(InverseFocal(gamma=1.0, reduction="sum")(z, y).item(), 4)
     2.4008
     """
 
     name = "inverse_focal"
 
-    def __init__(self, gamma: float = 1.0, reduction: str | None = None):
+    def __init__(self, gamma: float = 1.0, reduction: str = "mean"):
         super().__init__(reduction)
         self.gamma = check_number(self.name, "gamma", gamma, lo=0.0)
         self._set_params(gamma=self.gamma)
@@ -189,13 +232,27 @@ class FocalCalibration(CalibrationLoss):
 
     ``brier_scale="sum"``: the squared Euclidean distance (the book's page "The authors' code"); ``"mean"``: divided by
     the number of classes K (the paper's "mean squared norm" read literally). The reference
-    code reduces with the batch mean (default) and uses gamma 2, lambda 1.
+    code reduces with the batch mean (the default; :attr:`paper_reduction`) and uses gamma 2,
+    lambda 1.
 
     ``norm="l1"`` replaces the calibration term by the L1 distance ``sum_k |p_k - y_k|``
     (the "Mean Absolute Error" of the paper's ablation, App. A.15, Table 8; for a one-hot
     ``y`` it equals ``2 (1 - p_y)``), divided by K under ``brier_scale="mean"``. The
     default ``"l2"`` is left out of :meth:`config`, so the run keys of L2 runs are those
     of the loss before the option existed.
+
+    Parameters
+    ----------
+    gamma : float
+        Focal ``gamma >= 0``.
+    lam : float
+        Weight ``lambda >= 0`` of the calibration term.
+    brier_scale : {"sum", "mean"}
+        The distance summed over the classes, or divided by K.
+    norm : {"l2", "l1"}
+        Squared Euclidean or L1 distance.
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default; also the papers' code), batch sum or per sample.
 
     Example
     -------
@@ -206,10 +263,10 @@ class FocalCalibration(CalibrationLoss):
     """
 
     name = "fcl"
-    default_reduction = "mean"
+    paper_reduction = "mean"
 
     def __init__(self, gamma: float = 2.0, lam: float = 1.0, brier_scale: str = "sum", norm: str = "l2",
-                 reduction: str | None = None):
+                 reduction: str = "mean"):
         super().__init__(reduction)
         self.gamma = check_number(self.name, "gamma", gamma, lo=0.0)
         self.lam = check_number(self.name, "lam", lam, lo=0.0)

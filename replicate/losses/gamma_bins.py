@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..array_io import torch_native
 from .base import check_choice, check_number
 
 
@@ -60,8 +61,16 @@ def adafocal_gamma_update(gamma, gap, lam: float = 1.0, gamma_min: float = -2.0,
     return xp.where(empty, g, new)
 
 
+@torch_native
 def equal_mass_edges(conf: torch.Tensor, num_bins: int) -> torch.Tensor:
     """``np.interp(linspace(0, N, M+1), arange(N), sort(conf))`` in torch (float64).
+
+    Parameters
+    ----------
+    conf : torch.Tensor or numpy.ndarray
+        Confidences, any shape (flattened); numpy in, numpy out.
+    num_bins : int
+        Number of bins M.
 
     Example
     -------
@@ -79,8 +88,18 @@ def equal_mass_edges(conf: torch.Tensor, num_bins: int) -> torch.Tensor:
     return s[lo] + (pos - lo) * (s[hi] - s[lo])
 
 
+@torch_native
 def assign_bins(values: torch.Tensor, edges: torch.Tensor, rule: str = "inclusive") -> torch.Tensor:
     """Bin index of each value; -1 where the rule drops it.
+
+    Parameters
+    ----------
+    values : torch.Tensor or numpy.ndarray
+        The keys to bin; numpy in, numpy out.
+    edges : torch.Tensor or numpy.ndarray
+        ``M + 1`` increasing edges.
+    rule : {"inclusive", "reference"}
+        See below.
 
     ``"inclusive"``: ``lower <= v < upper`` with bin 0 catching everything below and the last
     bin everything above (the rule the reference code applies to training samples);
@@ -101,8 +120,20 @@ def assign_bins(values: torch.Tensor, edges: torch.Tensor, rule: str = "inclusiv
     return torch.where((idx >= 0) & (idx < m), idx, torch.full_like(idx, -1))
 
 
+@torch_native
 def bin_statistics(conf: torch.Tensor, correct: torch.Tensor, edges: torch.Tensor, rule: str = "inclusive"):
     """Per-bin ``(count, mean confidence, accuracy)``; the means are NaN for empty bins.
+
+    Parameters
+    ----------
+    conf : torch.Tensor or numpy.ndarray
+        Confidences, shape (N,); numpy in, numpy out.
+    correct : torch.Tensor or numpy.ndarray
+        Whether each prediction is right (bool or 0/1), shape (N,).
+    edges : torch.Tensor or numpy.ndarray
+        ``M + 1`` edges.
+    rule : {"inclusive", "reference"}
+        As :func:`assign_bins`.
 
     Example
     -------
@@ -123,6 +154,7 @@ def bin_statistics(conf: torch.Tensor, correct: torch.Tensor, edges: torch.Tenso
     return count, torch.where(count > 0, csum / count.clamp_min(1), nan), torch.where(count > 0, asum / count.clamp_min(1), nan)
 
 
+@torch_native
 def reference_validation_bins(val_logits: torch.Tensor, val_labels: torch.Tensor, num_bins: int) -> dict:
     """The validation bins of the AdaFocal authors' final code, in its float32 arithmetic.
 
@@ -134,6 +166,15 @@ def reference_validation_bins(val_logits: torch.Tensor, val_labels: torch.Tensor
     floats - torch rounds those edges to float32 - and takes float32 means of the confidence
     and of the correctness in each bin. The same operations are done here, in the same
     order, with torch and numpy (no library has this routine; it is the authors' own).
+
+    Parameters
+    ----------
+    val_logits : torch.Tensor or numpy.ndarray
+        Validation logits (N, K).
+    val_labels : torch.Tensor or numpy.ndarray
+        Validation labels (N,).
+    num_bins : int
+        Number of bins.
 
     Returns float64 arrays: ``edges`` (what the authors store and look training samples up
     in), ``edges_float32`` (the same rounded to float32: the edges the validation bins

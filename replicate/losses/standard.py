@@ -1,31 +1,39 @@
 """Baseline training losses: cross-entropy, Brier, MMCE (weighted), label smoothing.
 
-Conventions of the reference code (Mukhoti et al. 2020, ``torrvision/focal_calibration``;
-the book's page "The authors' code"): cross-entropy is summed over the batch; Brier is the batch mean
-of ``sum_k (p_k - y_k)^2``; the MMCE training loss is ``N * (CE_mean + lambda * MMCE_w)``.
+Every loss reduces by the batch mean unless given ``reduction="sum"`` or ``"none"``
+(:mod:`.base`). Conventions of the reference code (Mukhoti et al. 2020,
+``torrvision/focal_calibration``; the book's page "The authors' code"), which the book passes
+explicitly (``paper_reduction``): cross-entropy is summed over the batch; Brier is the batch
+mean of ``sum_k (p_k - y_k)^2``; the MMCE training loss is ``N * (CE_mean + lambda * MMCE_w)``.
 """
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
 
+from ..array_io import torch_native
 from .base import CalibrationLoss, check_choice, check_number, log_probs, one_hot
 
 
 class CrossEntropy(CalibrationLoss):
     """Negative log-likelihood ``-log p_y`` (the gamma = 0 member of the focal family).
 
+    Parameters
+    ----------
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default), batch sum (the papers' code, :attr:`paper_reduction`) or per sample.
+
     Example
     -------
     >>> import torch; from replicate.losses import CrossEntropy
     >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
-    >>> round(CrossEntropy()(z, y).item(), 4)
-    1.8948
+    >>> round(CrossEntropy()(z, y).item(), 4), round(CrossEntropy(reduction="sum")(z, y).item(), 4)
+    (0.9474, 1.8948)
     """
 
     name = "cross_entropy"
 
-    def __init__(self, reduction: str | None = None):
+    def __init__(self, reduction: str = "mean"):
         super().__init__(reduction)
 
     def per_sample(self, logits, targets):
@@ -33,10 +41,16 @@ class CrossEntropy(CalibrationLoss):
 
 
 class Brier(CalibrationLoss):
-    """Brier score ``sum_k (p_k - y_k)^2`` (Brier 1950); default reduction: batch mean.
+    """Brier score ``sum_k (p_k - y_k)^2`` (Brier 1950), reduced by the batch mean by default.
 
-    The reference code divides the batch sum by N, so its effective step is ~N times
-    smaller than the summed losses' (the book's page "The authors' code").
+    The reference code divides the batch sum by N too (:attr:`paper_reduction` ``"mean"``),
+    so its effective step is ~N times smaller than the summed losses' (the book's page
+    "The authors' code").
+
+    Parameters
+    ----------
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default; also the papers' code), batch sum or per sample.
 
     Example
     -------
@@ -47,9 +61,9 @@ class Brier(CalibrationLoss):
     """
 
     name = "brier"
-    default_reduction = "mean"
+    paper_reduction = "mean"
 
-    def __init__(self, reduction: str | None = None):
+    def __init__(self, reduction: str = "mean"):
         super().__init__(reduction)
 
     def per_sample(self, logits, targets):
@@ -64,17 +78,24 @@ class LabelSmoothing(CalibrationLoss):
     Mukhoti's repository has no implementation (its LS-0.05 numbers come from released
     checkpoints); this is the standard form named on the book's page "The authors' code".
 
+    Parameters
+    ----------
+    smoothing : float
+        ``eps`` in [0, 1).
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default), batch sum (:attr:`paper_reduction`) or per sample.
+
     Example
     -------
     >>> import torch; from replicate.losses import LabelSmoothing
     >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
-    >>> round(LabelSmoothing(smoothing=0.05)(z, y).item(), 4)
+    >>> round(LabelSmoothing(smoothing=0.05, reduction="sum")(z, y).item(), 4)
     1.9514
     """
 
     name = "label_smoothing"
 
-    def __init__(self, smoothing: float = 0.05, reduction: str | None = None):
+    def __init__(self, smoothing: float = 0.05, reduction: str = "mean"):
         super().__init__(reduction)
         self.smoothing = check_number(self.name, "smoothing", smoothing, lo=0.0, hi=1.0, hi_open=True)
         self._set_params(smoothing=self.smoothing)
@@ -86,6 +107,7 @@ class LabelSmoothing(CalibrationLoss):
         return -(q * logp).sum(dim=1)
 
 
+@torch_native
 def mmce_weighted(logits: torch.Tensor, targets: torch.Tensor, *, bandwidth: float = 0.4,
                   normalization: str = "reference") -> torch.Tensor:
     """Weighted MMCE of one batch (Kumar et al. 2018), as a differentiable scalar.
@@ -102,6 +124,17 @@ def mmce_weighted(logits: torch.Tensor, targets: torch.Tensor, *, bandwidth: flo
 
     Returns ``sqrt(MMCE^2 + 1e-10)``, or 0 when the batch has no correct or no incorrect
     sample (as the reference code does).
+
+    Parameters
+    ----------
+    logits : torch.Tensor or numpy.ndarray
+        Shape (N, K); numpy in, numpy out.
+    targets : torch.Tensor or numpy.ndarray
+        Class indices, shape (N,).
+    bandwidth : float
+        Kernel width.
+    normalization : {"reference", "kumar"}
+        See above.
 
     Example
     -------
@@ -132,21 +165,35 @@ def mmce_weighted(logits: torch.Tensor, targets: torch.Tensor, *, bandwidth: flo
 class MMCE(CalibrationLoss):
     """Cross-entropy plus ``lambda`` times the weighted MMCE (Kumar et al. 2018).
 
-    ``reduction="sum"`` (default, the reference training loop): ``N * (CE_mean + lam * MMCE_w)``;
-    ``"mean"``: ``CE_mean + lam * MMCE_w``. lambda = 2 for images, 8 for text (Mukhoti App. D).
+    MMCE is a batch quantity, so the per-sample value of sample ``i`` is taken as
+    ``CE_i + lam * MMCE_w`` (the batch's MMCE shared by every sample): the ``"sum"`` and
+    ``"mean"`` reductions are the sum and mean of those values.
+
+    Parameters
+    ----------
+    lam : float
+        ``lambda`` >= 0: 2 for images, 8 for text (Mukhoti App. D).
+    bandwidth : float
+        Laplacian kernel width (> 0), 0.4 as Kumar et al.
+    normalization : {"reference", "kumar"}
+        The kernel sums' normalisation (:func:`mmce_weighted`).
+    reduction : {"mean", "sum", "none"}
+        ``"mean"`` (default): ``CE_mean + lam * MMCE_w``; ``"sum"`` (the reference training
+        loop, :attr:`paper_reduction`): ``N * (CE_mean + lam * MMCE_w)``; ``"none"``: the
+        per-sample values above.
 
     Example
     -------
     >>> import torch; from replicate.losses import MMCE
     >>> z, y = torch.tensor([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3]]), torch.tensor([0, 2])
-    >>> round(MMCE(lam=2.0)(z, y).item(), 4)
+    >>> round(MMCE(lam=2.0, reduction="sum")(z, y).item(), 4)
     3.9443
     """
 
     name = "mmce"
 
     def __init__(self, lam: float = 2.0, bandwidth: float = 0.4, normalization: str = "reference",
-                 reduction: str | None = None):
+                 reduction: str = "mean"):
         super().__init__(reduction)
         self.lam = check_number(self.name, "lam", lam, lo=0.0)
         self.bandwidth = check_number(self.name, "bandwidth", bandwidth, lo=0.0, lo_open=True)
@@ -154,7 +201,9 @@ class MMCE(CalibrationLoss):
         self._set_params(lam=self.lam, bandwidth=self.bandwidth, normalization=self.normalization)
 
     def _compute(self, logits, targets):
-        ce = -log_probs(logits, targets)[1].mean()
+        ce = -log_probs(logits, targets)[1]
         mm = mmce_weighted(logits, targets, bandwidth=self.bandwidth, normalization=self.normalization)
-        val = ce + self.lam * mm
+        if self.reduction == "none":
+            return ce + self.lam * mm
+        val = ce.mean() + self.lam * mm
         return val * logits.shape[0] if self.reduction == "sum" else val

@@ -2,7 +2,9 @@
 
 Inputs are numpy arrays or torch tensors: probabilities ``probs`` of shape (N, K) and
 integer ``labels`` of shape (N,). Results are Python floats, as fractions (the book
-prints percentages). Binned metrics use :mod:`replicate.binning`: ``n_bins`` equal-width
+prints percentages), whatever the input; :func:`probs_from_logits` returns the container
+of its input (numpy in, numpy out; tensor in, tensor out). Binned metrics use
+:mod:`replicate.binning`: ``n_bins`` equal-width
 (``binning="width"``) or equal-mass (``"mass"``) bins, ``closed="right"`` meaning
 intervals (lower, upper] with 0 in the first bin (Guo et al. 2017; Mukhoti et al. 2020,
 Eq. 1), ``closed="left"`` meaning [lower, upper) with 1 in the last bin (torchmetrics).
@@ -10,7 +12,9 @@ Eq. 1), ``closed="left"`` meaning [lower, upper) with 1 in the last bin (torchme
 Keyword-only options shared by the functions that take probabilities:
 
 * ``is_probs=True``: with ``False`` the first argument holds logits and is turned into
-  float64 probabilities by :func:`probs_from_logits`;
+  float64 probabilities by :func:`probs_from_logits`; probabilities given there (every
+  entry in [0, 1], rows summing to 1 within 1e-6) raise a ValueError, as they do in every
+  function that takes logits (:func:`nll`, :func:`evaluate`, :func:`probs_from_logits`);
 * ``validate=True``: check that probabilities are finite, in [0, 1] and that rows sum to
   1 within 1e-3 (float32 softmax); ``False`` skips these O(NK) checks (shapes and label
   range are always checked).
@@ -69,7 +73,7 @@ def evaluate(logits, labels, n_bins: int = 15) -> dict:
     >>> {k: round(v, 4) for k, v in evaluate(z, y).items()}
     {'error': 0.3333, 'nll': 0.6882, 'ece': 0.3353, 'adaece': 0.3353, 'classwise_ece': 0.262, 'mce': 0.6354, 'brier': 0.4017}
     """
-    z = _logits(logits)
+    z = _logits(logits, where="evaluate")
     y = _b.as_labels(labels, z.shape[0], z.shape[1])
     n_bins = _b.check_n_bins(n_bins)
     lp = _log_softmax(z)

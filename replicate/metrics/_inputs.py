@@ -10,13 +10,16 @@ from __future__ import annotations
 import numpy as np
 
 from .. import binning as _b
+from ..array_io import numpy_native, reject_probs
 
 __all__ = ["probs_from_logits"]
 
 
-def _logits(x, name: str = "logits") -> np.ndarray:
+def _logits(x, name: str = "logits", where: str = "replicate.metrics") -> np.ndarray:
+    """Checked (N, K) logits; probabilities given as logits raise (one line, naming ``where``)."""
     a = _b.as_matrix(x, name)
     _b.check_finite(a, name)
+    reject_probs(a, name, where=where, hint="pass probabilities to a metric with is_probs=True")
     return a
 
 
@@ -27,8 +30,17 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
     return z
 
 
-def probs_from_logits(logits, temperature: float = 1.0) -> np.ndarray:
+@numpy_native
+def probs_from_logits(logits, temperature: float = 1.0):
     """Float64 softmax of ``logits / temperature`` (max-shifted, so it never overflows).
+
+    Parameters
+    ----------
+    logits : array_like or torch.Tensor
+        Shape (N, K), not probabilities (ValueError); numpy in, numpy out; tensor in,
+        tensor out (float64, same device).
+    temperature : float
+        Finite and > 0.
 
     Example
     -------
@@ -36,10 +48,15 @@ def probs_from_logits(logits, temperature: float = 1.0) -> np.ndarray:
     >>> probs_from_logits(np.array([[2.0, 0.0]]), temperature=2.0).round(4)
     array([[0.7311, 0.2689]])
     """
+    return _probs(logits, temperature, where="probs_from_logits")
+
+
+def _probs(logits, temperature: float = 1.0, where: str = "replicate.metrics") -> np.ndarray:
+    """:func:`probs_from_logits` for the package's own numpy code (always numpy)."""
     if not (isinstance(temperature, (int, float, np.floating)) and np.isfinite(temperature)
             and temperature > 0):
         raise ValueError(f"temperature must be a finite number > 0; got {temperature!r}")
-    z = _logits(logits).astype(np.float64) / float(temperature)
+    z = _logits(logits, where=where).astype(np.float64) / float(temperature)
     z -= z.max(axis=1, keepdims=True)
     np.exp(z, out=z)
     z /= z.sum(axis=1, keepdims=True)
@@ -47,7 +64,9 @@ def probs_from_logits(logits, temperature: float = 1.0) -> np.ndarray:
 
 
 def _prepare(probs, labels, is_probs: bool, validate: bool, name: str = "probs"):
-    p = _b.as_probs(probs, name, validate) if is_probs else probs_from_logits(probs)
+    if not isinstance(is_probs, (bool, np.bool_)):
+        raise ValueError(f"is_probs must be True or False; got {is_probs!r}")
+    p = _b.as_probs(probs, name, validate) if is_probs else _probs(probs)
     return p, _b.as_labels(labels, p.shape[0], p.shape[1])
 
 

@@ -10,7 +10,7 @@ from scipy.special import entr
 from scipy.stats import rankdata
 
 from .. import binning as _b
-from ._inputs import _log_softmax, _logits, _prepare, _top, probs_from_logits
+from ._inputs import _log_softmax, _logits, _prepare, _probs, _top
 
 __all__ = ["nll", "brier", "root_brier_score", "root_brier_lower_bound", "error_rate", "s99", "ood_auroc"]
 
@@ -25,7 +25,7 @@ def nll(logits, labels) -> float:
     >>> round(nll(np.array([[2.0, 0.0], [0.0, 1.0]]), np.array([0, 0])), 4)
     0.7201
     """
-    z = _logits(logits)
+    z = _logits(logits, where="nll")
     y = _b.as_labels(labels, z.shape[0], z.shape[1])
     lp = _log_softmax(z)
     return float(-lp[np.arange(y.size), y].mean())
@@ -142,7 +142,7 @@ def ood_auroc(probs_in, probs_out, *, is_probs: bool = True, validate: bool = Tr
     1.0
     """
     get = (lambda x, nm: _b.as_probs(x, nm, validate)) if is_probs else \
-        (lambda x, nm: probs_from_logits(x))
+        (lambda x, nm: _probs(x))
     pi, po = get(probs_in, "probs_in"), get(probs_out, "probs_out")
     if pi.shape[1] != po.shape[1]:
         raise ValueError(f"probs_in and probs_out must have the same number of classes K; "

@@ -333,7 +333,7 @@ CIFAR-10 | ResNet-50 | 1.35 1.67 1.62 1.57 1.31 1.54
                                                                                  "auroc", False)],
         "notes": "Out-of-distribution detection with the softmax entropy: dataset = the in-distribution data "
                  "(CIFAR-10), setting = the OOD data set ('ood=SVHN', 'ood=CIFAR-10-C': level-5 Gaussian noise). "
-                 "Post-T temperatures are not printed (optimal_T NaN). AdaFocal has a Pre T column only. Line 840 "
+                 "Post-T temperatures are not printed (no optimal T recorded). AdaFocal has a Pre T column only. Line 840 "
                  "holds the CIFAR-10-C ResNet-110 and Wide-ResNet-26-10 rows interleaved. Appendix J: the FL-3 "
                  "ResNet-110 SVHN numbers are the authors' own, not Mukhoti et al.'s (see the cell notes).",
         "rows": """

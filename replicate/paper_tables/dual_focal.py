@@ -325,8 +325,8 @@ Tiny-ImageNet | ResNet-50 | 232.85 220.98(1.4) 240.32 238.98(0.9) 234.29 226.29(
                    "datasets.",
         "columns": pre_post_columns(SEVEN, "auroc"),
         "notes": "dataset = the in-distribution data (CIFAR-10), setting = the OOD data set ('ood=SVHN', "
-                 "'ood=CIFAR-10-C'); printed as 'CIFAR-10/SVHN'. Post-T temperatures are not printed (optimal_T "
-                 "NaN). The SVHN ResNet-50 row starts two cells to the right and has 12 numbers for 14 columns (its "
+                 "'ood=CIFAR-10-C'); printed as 'CIFAR-10/SVHN'. Post-T temperatures are not printed (no optimal "
+                 "T recorded). The SVHN ResNet-50 row starts two cells to the right and has 12 numbers for 14 columns (its "
                  "Dual Focal cells are missing); the SVHN DenseNet-121 row has an empty cell after its first number.",
         "rows": """
 CIFAR-10 | ResNet-50 | ood=SVHN | 94.32 94.56 93.59 93.72 85.17 64.75 78.88 78.89 92.41 92.60 92.48 92.79 – –

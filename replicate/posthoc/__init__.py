@@ -5,25 +5,38 @@ on held-out validation data: ``p = softmax(z / T)``. It never changes the predic
 
 Two ways of fitting ``T`` are provided:
 
+- ``method="nll"`` (the default) -- Guo et al.'s recipe: the continuous minimiser of the
+  validation NLL. NLL is convex in ``1/T``, so the bounded 1-D search over ``log T``
+  (:func:`scipy.optimize.minimize_scalar`) finds the global minimum on ``bounds``
+  (default ``[1e-2, 1e2]``).
 - ``method="grid"`` -- what the public code of Mukhoti et al. {cite}`mukhoti2020focal`,
   AdaFocal {cite}`ghosh2022adafocal` and Dual Focal Loss {cite}`tao2023dual` does:
   ``T = 0.1, 0.2, ..., 10.0`` (:data:`TS_GRID`), keep the ``T`` with the smallest
   validation ECE (15 equal-width bins); ties keep the smaller ``T`` (their loop updates
   only on a strict improvement). ``metric="nll"`` or ``"adaece"`` select by those instead.
-- ``method="nll"`` -- the continuous minimiser of validation NLL (Guo et al.'s recipe).
-  NLL is convex in ``1/T`` so the bounded 1-D search over ``log T`` finds the global
-  minimum on ``[1e-2, 1e2]``.
+  The book passes ``method="grid", metric="ece"`` explicitly wherever it follows the papers.
 
 Focal temperature scaling (FTS, Komisarenko & Kull {cite}`komisarenko2024fts`, Sec. 4.2)
 composes temperature scaling with the focal calibration map of their Prop. 4 / Eq. (1):
 ``p = focal_calibration_map(softmax(z / T), gamma_ev)``. The pair ``(gamma_ev, T)`` is chosen
 on a grid (:data:`FTS_GAMMAS` x :data:`FTS_T_GRID`, the grid of the authors' code; the paper
-text says T = 0.01..5 step 0.01, :data:`PAPER_T_GRID`) by validation NLL or equal-mass AdaECE
-with 15 bins (or equal-width ECE). The maps, the authors' probability clamp and their focal
-link (an off-by-default option, ``link="authors"``) live in :mod:`replicate.posthoc.fts`.
+text says T = 0.01..5 step 0.01, :data:`PAPER_T_GRID`) by a validation score: by default
+the log-loss (NLL, a proper scoring rule, as the default temperature fit), or equal-mass
+AdaECE with 15 bins or equal-width ECE, which the book's chapters pass explicitly. The maps,
+the authors' probability clamp and their focal link (an off-by-default option,
+``link="authors"``) live in :mod:`replicate.posthoc.fts`.
 
 Every fit returns a :class:`Calibrator`: the fitted parameters, the selection metric, the
-validation score and the whole search table, callable on test logits.
+validation score and the whole search table, callable on test logits. A fit whose chosen
+``T`` is the end of its search range warns (:class:`SearchLimitWarning`), naming the limit.
+
+Scores: logits as numpy arrays, lists or torch tensors; the maps return the container of
+their input (numpy in, numpy out; tensor in, tensor out, on the input's device; float64).
+Probabilities passed as logits raise a ValueError unless ``is_probs=True`` (then ``log p``
+is scaled: ``softmax(log p / T)``).
+
+ECE everywhere here is binned by :mod:`replicate.binning` (``bin_index``, bins
+``(lower, upper]``, 0 in the first), the same function as :func:`replicate.metrics.ece`.
 
 Speed: the grid search evaluates ECE and NLL for all temperatures from the top-1
 confidence ``1 / sum_k exp((z_k - z_max) / T)`` alone (the predicted class does not depend
@@ -32,97 +45,53 @@ on ``T``), so 100 temperatures on 10k x 100 logits take well under a second in f
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, special
 
-from .. import metrics as _metrics
+from .. import binning as _b
 from .. import checks
-from .fts import AUTHORS_CLAMP, LINKS, PAPER_T_GRID, SELECT_METRICS, check_clamp, fts_probs
-from .fts_grid import class_sum, grid_scores
+from .. import metrics as _metrics
+from ..array_io import numpy_native
+from ._inputs import (_TIE_RTOL, SearchLimitWarning, _check_bounds, _check_choice, _check_flag,  # noqa: F401
+                      _check_grid, _check_labels, _check_logits, _check_T, _first_min, _warn_bound,
+                      _warn_grid_limit)
+from .calibrator import Calibrator
+from .fts import (AUTHORS_CLAMP, FTS_GAMMAS, FTS_T_GRID, LINKS, PAPER_T_GRID, SELECT_METRICS,  # noqa: F401
+                  check_clamp, fts_probs)
+from .fts_fit import fit_focal_temperature, fit_focal_temperatures
+from .fts_grid import class_sum, grid_scores  # noqa: F401
 
 __all__ = [
     "Calibrator", "temperature_scale", "temperature_curve", "fit_temperature",
     "fit_focal_temperature", "fit_focal_temperatures", "TS_GRID", "FTS_T_GRID", "PAPER_T_GRID", "FTS_GAMMAS",
-    "AUTHORS_CLAMP",
+    "AUTHORS_CLAMP", "SearchLimitWarning", "TS_BOUNDS",
 ]
 
 #: The papers' temperature grid: 0.1, 0.2, ..., 10.0.
 TS_GRID = np.round(np.arange(1, 101) * 0.1, 10)
-#: FTS authors' code: T = 0.05, 0.10, ..., 5.00.
-FTS_T_GRID = np.round(np.arange(1, 101) * 0.05, 10)
-#: FTS paper Sec. 5.1: the gamma_ev grid.
-FTS_GAMMAS = (-0.5, -0.25, 0.05, 0.25, 0.37, 0.5, 0.75, 1.0, 5.0)
+#: The continuous fit's default search range of T.
+TS_BOUNDS = (1e-2, 1e2)
 
 _TS_METRICS = ("ece", "adaece", "nll")
-_FTS_METRICS = SELECT_METRICS
-_TIE_RTOL = 1e-12
-
-
-# ----------------------------------------------------------------------------- checks
-def _check_T(T: Any, name: str = "T") -> float:
-    try:
-        t = float(T)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number > 0, got {T!r}") from None
-    if not math.isfinite(t) or t <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {T!r}")
-    return t
-
-
-def _check_logits(logits) -> np.ndarray:
-    z = np.asarray(logits, dtype=np.float64)
-    if z.ndim != 2 or z.shape[1] < 2 or z.shape[0] < 1:
-        raise ValueError(f"logits must have shape (n_samples, n_classes) with n_classes >= 2, "
-                         f"got shape {z.shape}")
-    if not np.all(np.isfinite(z)):
-        raise ValueError("logits must be finite (no NaN or inf)")
-    return z
-
-
-def _check_labels(labels, z: np.ndarray) -> np.ndarray:
-    y = np.asarray(labels)
-    if y.ndim != 1 or len(y) != len(z):
-        raise ValueError(f"labels must be 1-D with one entry per row of logits ({len(z)}), "
-                         f"got shape {y.shape}")
-    if not np.issubdtype(y.dtype, np.integer):
-        raise ValueError(f"labels must be integers, got dtype {y.dtype}")
-    if y.min() < 0 or y.max() >= z.shape[1]:
-        raise ValueError(f"labels must lie in [0, n_classes) = [0, {z.shape[1]})")
-    return y.astype(np.int64)
-
-
-def _check_grid(grid, name: str) -> np.ndarray:
-    g = np.asarray(grid, dtype=np.float64).ravel()
-    if g.size == 0:
-        raise ValueError(f"{name} must be a non-empty sequence of temperatures")
-    for t in g:
-        _check_T(t, name=f"every value of {name}")
-    return np.unique(g)                      # ascending, so 'first minimum' = smallest T
-
-
-def _check_choice(name: str, value, allowed) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
-    return value
-
-
-def _first_min(scores: np.ndarray) -> int:
-    """Index of the first minimum, treating scores within a relative 1e-12 as ties."""
-    finite = np.isfinite(scores)
-    if not finite.any():
-        raise ValueError("every candidate has a non-finite validation score")
-    best = scores[finite].min()
-    tol = _TIE_RTOL * max(1.0, abs(best))
-    return int(np.flatnonzero(finite & (scores <= best + tol))[0])
+_XATOL = 1e-9                                # of the continuous fit, in log T
 
 
 # ----------------------------------------------------------------------------- maps
-def temperature_scale(logits, T) -> np.ndarray:
+@numpy_native
+def temperature_scale(logits, T, *, is_probs: bool = False):
     """``softmax(logits / T)`` in float64 (Guo et al. 2017, Sec. 4.2); ``T`` finite > 0.
+
+    Parameters
+    ----------
+    logits : array_like or torch.Tensor
+        Shape (N, K); numpy in, numpy out; tensor in, tensor out (float64, same device).
+    T : float
+        The temperature, finite and > 0.
+    is_probs : bool
+        True: ``logits`` holds probabilities, scaled as ``softmax(log p / T)``. False (default):
+        probabilities given here raise a ValueError.
 
     Example
     -------
@@ -131,55 +100,8 @@ def temperature_scale(logits, T) -> np.ndarray:
     array([[0.7311, 0.2689]])
     """
     t = _check_T(T)
-    return _metrics.probs_from_logits(_check_logits(logits), temperature=t)
-
-
-@dataclass(frozen=True)
-class Calibrator:
-    """A fitted post-hoc map from logits to probabilities.
-
-    ``name`` is ``"temperature"`` (params ``{"T"}``) or ``"focal_temperature"`` (params
-    ``{"T", "gamma"}``, optionally ``"link"`` and ``"clamp"`` of
-    :func:`replicate.posthoc.fts.fts_probs`); ``metric`` is the validation selection criterion and ``score`` its
-    value at the chosen parameters; ``search`` holds every candidate and its score.
-
-    Example
-    -------
-    >>> import numpy as np; from replicate.posthoc import fit_temperature
-    >>> z, y = np.array([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3], [1.0, 0.0, 3.0]]), np.array([0, 2, 2])
-    >>> cal = fit_temperature(z, y)
-    >>> cal.name, cal.params, cal(z).shape
-    ('temperature', {'T': 3.9}, (3, 3))
-    """
-
-    name: str
-    params: dict
-    metric: str
-    score: float
-    search: pd.DataFrame | None = field(default=None, repr=False, compare=False)
-
-    def __post_init__(self):
-        _check_choice("name", self.name, ("temperature", "focal_temperature"))
-        _check_T(self.params.get("T"))
-        if self.name == "focal_temperature":
-            checks.gamma(self.params.get("gamma"), lo=-1.0, strict=True)
-            _check_choice("link", self.params.get("link", "intended"), LINKS)
-            check_clamp(self.params.get("clamp"))
-
-    @property
-    def T(self) -> float:
-        return float(self.params["T"])
-
-    @property
-    def gamma(self) -> float | None:
-        return None if "gamma" not in self.params else float(self.params["gamma"])
-
-    def __call__(self, logits) -> np.ndarray:
-        """Calibrated probabilities (float64, shape of ``logits``)."""
-        if self.name == "focal_temperature":
-            return fts_probs(_check_logits(logits), self.T, self.gamma, self.params.get("link", "intended"),
-                             self.params.get("clamp"))
-        return temperature_scale(logits, self.T)
+    return _metrics.probs_from_logits(_check_logits(logits, is_probs=is_probs, where="temperature_scale"),
+                                      temperature=t)
 
 
 # ----------------------------------------------------------------------------- fast grid
@@ -202,25 +124,41 @@ def _top_conf_and_nll(z: np.ndarray, y: np.ndarray, temps: np.ndarray):
 
 
 def _width_ece_rows(conf: np.ndarray, correct: np.ndarray, n_bins: int) -> np.ndarray:
-    """Equal-width ECE, bins (lower, upper] (the papers' convention), for each row of ``conf``."""
-    n_rows, n = conf.shape
-    edges = np.arange(n_bins + 1, dtype=np.float64) / n_bins      # as replicate.binning
-    b = np.clip(np.searchsorted(edges, conf, side="left") - 1, 0, n_bins - 1)
-    idx = (b + n_bins * np.arange(n_rows)[:, None]).ravel()
-    gap = np.bincount(idx, weights=(correct[None, :] - conf).ravel(), minlength=n_rows * n_bins)
-    return np.abs(gap.reshape(n_rows, n_bins)).sum(axis=1) / n
+    """Equal-width ECE of each row of ``conf`` (top-1 confidences, one row per temperature)
+    against ``correct``: binned by :func:`replicate.binning.bin_index` and summed by
+    :func:`replicate.binning.bin_sums`, the functions :func:`replicate.metrics.ece` uses."""
+    idx = _b.bin_index(conf, _b.width_edges(n_bins), "right", uniform=True)
+    _, s_conf, s_hit = _b.bin_sums(idx, n_bins, conf, np.broadcast_to(correct, conf.shape))
+    return np.abs(s_hit - s_conf).sum(axis=-1) / conf.shape[-1]
 
 
 def temperature_curve(val_logits, val_labels, grid=None, n_bins: int = 15,
-                      metrics: tuple[str, ...] = ("ece", "nll"), paper_compat: bool = False
-                      ) -> pd.DataFrame:
+                      metrics: tuple[str, ...] = ("ece", "nll"), paper_compat: bool = False, *,
+                      is_probs: bool = False) -> pd.DataFrame:
     """Validation scores of ``softmax(z / T)`` for every ``T`` of ``grid`` (default :data:`TS_GRID`).
 
     Returns a DataFrame with a column ``T`` and one column per metric of ``metrics``
-    (``"ece"``: 15 equal-width bins; ``"adaece"``: equal-mass bins via
-    :func:`replicate.metrics.adaptive_ece`; ``"nll"``). ``ece`` and ``nll`` use the fast
-    top-1 path; ``adaece`` computes the full probabilities once per temperature and
-    ``paper_compat=True`` gives it the released code's bins (see ``adaptive_ece``).
+    (``"ece"``: ``n_bins`` equal-width bins, as :func:`replicate.metrics.ece`; ``"adaece"``:
+    equal-mass bins via :func:`replicate.metrics.adaptive_ece`; ``"nll"``). ``ece`` and
+    ``nll`` use the fast top-1 path; ``adaece`` computes the full probabilities once per
+    temperature and ``paper_compat=True`` gives it the released code's bins (see ``adaptive_ece``).
+
+    Parameters
+    ----------
+    val_logits : array_like or torch.Tensor
+        Validation logits (N, K).
+    val_labels : array_like or torch.Tensor
+        Validation labels (N,).
+    grid : sequence of float, optional
+        Temperatures (> 0); default :data:`TS_GRID`.
+    n_bins : int
+        Bins of the two ECEs.
+    metrics : tuple of str
+        Any of ``"ece"``, ``"adaece"``, ``"nll"``.
+    paper_compat : bool
+        The released code's AdaECE bins.
+    is_probs : bool
+        ``val_logits`` holds probabilities (scaled as ``softmax(log p / T)``).
 
     Example
     -------
@@ -232,7 +170,7 @@ def temperature_curve(val_logits, val_labels, grid=None, n_bins: int = 15,
     1  1.0  0.3353  0.6882
     2  2.0  0.4215  0.7734
     """
-    z = _check_logits(val_logits)
+    z = _check_logits(val_logits, is_probs=is_probs, where="temperature_curve")
     y = _check_labels(val_labels, z)
     temps = _check_grid(TS_GRID if grid is None else grid, "grid")
     n_bins = checks.positive_int("n_bins", n_bins)
@@ -258,114 +196,86 @@ def _nll_of_temperature(z: np.ndarray, y: np.ndarray, t: float) -> float:
     return float(np.mean(special.logsumexp(zt, axis=1) - zt[np.arange(len(zt)), y]))
 
 
-def fit_temperature(val_logits, val_labels, method: str = "grid", metric: str | None = None,
-                    grid=None, n_bins: int = 15, paper_compat: bool = False) -> Calibrator:
+def fit_temperature(val_logits, val_labels, method: str = "nll", metric: str | None = None,
+                    grid=None, n_bins: int = 15, paper_compat: bool = False, *, bounds=TS_BOUNDS,
+                    is_probs: bool = False, warn: bool = True) -> Calibrator:
     """Fit temperature scaling on validation logits and labels.
 
-    ``method="grid"``: the papers' search over ``grid`` (default :data:`TS_GRID`, 0.1..10.0)
-    selecting by ``metric`` (default ``"ece"``; also ``"adaece"``, ``"nll"``); ties keep the
-    smaller ``T``; ``paper_compat`` applies to ``"adaece"`` only. ``method="nll"``:
-    continuous minimisation of validation NLL over ``T`` in ``[1e-2, 1e2]`` (``metric``
-    must be ``None`` or ``"nll"``).
+    ``method="nll"`` (default): Guo et al.'s continuous fit, the ``T`` in ``bounds`` that
+    minimises the validation NLL ``-mean_i log softmax(z_i / T)_{y_i}`` (Guo et al. 2017,
+    Sec. 4.2), by a bounded search over ``log T`` (NLL is convex in ``1/T``, so the minimum
+    is global). ``method="grid"``: the papers' search over ``grid`` (default :data:`TS_GRID`,
+    0.1..10.0) selecting by ``metric`` (default ``"ece"``, Mukhoti et al. 2020 Eq. 1, 15
+    equal-width bins; also ``"adaece"``, ``"nll"``); ties keep the smaller ``T``. A chosen
+    ``T`` at the end of the search warns (:class:`SearchLimitWarning`), naming the limit; the
+    continuous fit returns a bound whenever the NLL there is no larger than where the
+    search stopped (a flat NLL - every validation prediction right and confident - has
+    no finite optimum).
+
+    Parameters
+    ----------
+    val_logits : array_like or torch.Tensor
+        Validation logits (N, K), not probabilities (unless ``is_probs``).
+    val_labels : array_like or torch.Tensor
+        Validation labels (N,).
+    method : {"nll", "grid"}
+        Continuous NLL fit (default) or the papers' grid search.
+    metric : {None, "ece", "adaece", "nll"}
+        The grid's selection criterion (None: ``"ece"``); with ``method="nll"`` only None or ``"nll"``.
+    grid : sequence of float, optional
+        The grid's temperatures (``method="grid"`` only); default :data:`TS_GRID`.
+    n_bins : int
+        Bins of the grid's ECE / AdaECE.
+    paper_compat : bool
+        The released code's AdaECE bins (``metric="adaece"`` only).
+    bounds : tuple of float
+        The continuous fit's range of ``T``, ``0 < low < high``; default :data:`TS_BOUNDS`.
+    is_probs : bool
+        ``val_logits`` holds probabilities, scaled as ``softmax(log p / T)``.
+    warn : bool
+        Warn when ``T`` lands on a search limit (default). The book's protocol code, which
+        reports every chosen ``T`` itself and refits on many resamples, passes False.
 
     Example
     -------
     >>> import numpy as np; from replicate.posthoc import fit_temperature
     >>> z, y = np.array([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3], [1.0, 0.0, 3.0]]), np.array([0, 2, 2])
-    >>> round(fit_temperature(z, y, method='nll').params['T'], 3)
+    >>> round(fit_temperature(z, y).params['T'], 3)
     1.006
+    >>> fit_temperature(z, y, method="grid", metric="ece").params
+    {'T': 3.9}
     """
-    _check_choice("method", method, ("grid", "nll"))
-    z = _check_logits(val_logits)
+    _check_choice("method", method, ("nll", "grid"))
+    z = _check_logits(val_logits, is_probs=is_probs, where="fit_temperature")
     y = _check_labels(val_labels, z)
     if method == "nll":
         if metric not in (None, "nll"):
-            raise ValueError(f"metric must be 'nll' (or None) when method='nll', got {metric!r}")
-        lo, hi = math.log(1e-2), math.log(1e2)
+            raise ValueError(f"metric must be 'nll' (or None) when method='nll', got {metric!r}; "
+                             "selecting by ECE needs method='grid'")
+        if grid is not None:
+            raise ValueError("grid applies only with method='grid'; the continuous fit searches bounds")
+        if paper_compat:
+            raise ValueError("paper_compat applies only with method='grid', metric='adaece'")
+        lo, hi = _check_bounds(bounds)
         res = optimize.minimize_scalar(lambda s: _nll_of_temperature(z, y, math.exp(s)),
-                                       bounds=(lo, hi), method="bounded",
-                                       options={"xatol": 1e-9, "maxiter": 500})
+                                       bounds=(math.log(lo), math.log(hi)), method="bounded",
+                                       options={"xatol": _XATOL, "maxiter": 500})
         t = float(math.exp(res.x))
-        return Calibrator("temperature", {"T": t}, "nll", _nll_of_temperature(z, y, t))
+        score = _nll_of_temperature(z, y, t)
+        for end in (lo, hi):  # a flat NLL (e.g. every prediction right) can stop the search short of a bound
+            if _nll_of_temperature(z, y, end) <= score:
+                t, score = end, _nll_of_temperature(z, y, end)
+        if _check_flag("warn", warn):
+            _warn_bound("fit_temperature", t, lo, hi, tol=1e-4)
+        return Calibrator("temperature", {"T": t}, "nll", score)
+    if bounds is not TS_BOUNDS:
+        raise ValueError("bounds applies only with method='nll'; the grid search searches grid")
     metric = "ece" if metric is None else _check_choice("metric", metric, _TS_METRICS)
-    curve = temperature_curve(z, y, grid=grid, n_bins=n_bins, metrics=(metric,),
-                              paper_compat=paper_compat)
+    curve = temperature_curve(z, y, grid=grid, n_bins=n_bins, metrics=(metric,), paper_compat=paper_compat)
     i = _first_min(curve[metric].to_numpy())
-    return Calibrator("temperature", {"T": float(curve["T"].iloc[i])}, metric,
-                      float(curve[metric].iloc[i]), search=curve)
+    t = float(curve["T"].iloc[i])
+    if _check_flag("warn", warn):
+        _warn_grid_limit("fit_temperature", metric, t, curve["T"].to_numpy())
+    return Calibrator("temperature", {"T": t}, metric, float(curve[metric].iloc[i]), search=curve)
 
 
-# ----------------------------------------------------------------------------- FTS
-def fit_focal_temperature(val_logits, val_labels, gammas=None, temperatures=None,
-                          metric: str = "adaece", n_bins: int = 15,
-                          paper_compat: bool = False, link: str = "intended", clamp=None) -> Calibrator:
-    """Focal temperature scaling (Komisarenko & Kull 2024, Sec. 4.2) by grid search.
-
-    For every ``T`` of ``temperatures`` (default :data:`FTS_T_GRID`; the paper text's is
-    :data:`PAPER_T_GRID`) and ``gamma_ev`` of ``gammas`` (default :data:`FTS_GAMMAS`), the
-    validation score of ``focal_calibration_map(softmax(z / T), gamma_ev)`` is ``metric``:
-    ``"adaece"`` (equal-mass, ``n_bins`` = 15 as in the paper; ``paper_compat=True`` uses the
-    bins of the released code of Mukhoti et al., which the FTS code inherits), ``"nll"`` or
-    ``"ece"`` (equal-width). The first minimum in (gamma in the given order, T ascending)
-    wins, so ties keep the smaller ``T``; non-finite scores are never chosen.
-
-    ``link="intended"`` computes Eq. (1) exactly, after clipping ``q`` to
-    ``[clamp, 1 - clamp]`` when ``clamp`` is given (the authors' code: 1e-12,
-    :data:`AUTHORS_CLAMP`). ``link="authors"`` reproduces the authors' focal link, its
-    float32 arithmetic, clamp and overflow guard (:mod:`replicate.posthoc.fts`); off by
-    default. The search table also counts, per pair, the validation rows the authors'
-    guard rewrote (``overflowed``).
-
-    Example
-    -------
-    >>> import numpy as np; from replicate.posthoc import fit_focal_temperature
-    >>> z, y = np.array([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3], [1.0, 0.0, 3.0]]), np.array([0, 2, 2])
-    >>> fit_focal_temperature(z, y, metric='nll').params
-    {'T': 3.3, 'gamma': 5.0}
-    """
-    return fit_focal_temperatures(val_logits, val_labels, gammas, temperatures, (metric,), n_bins, paper_compat,
-                                  link, clamp)[metric]
-
-
-def fit_focal_temperatures(val_logits, val_labels, gammas=None, temperatures=None,
-                           metrics=("nll", "adaece"), n_bins: int = 15, paper_compat: bool = False,
-                           link: str = "intended", clamp=None) -> dict:
-    """:func:`fit_focal_temperature` for several selection ``metrics`` from one pass over the
-    grid: ``{metric: Calibrator}`` (each with the same search table).
-
-    Example
-    -------
-    >>> import numpy as np; from replicate.posthoc import fit_focal_temperatures
-    >>> z, y = np.array([[2.0, 0.5, -1.0], [0.2, 1.5, 0.3], [1.0, 0.0, 3.0]]), np.array([0, 2, 2])
-    >>> {m: cal.params for m, cal in fit_focal_temperatures(z, y).items()}
-    {'nll': {'T': 3.3, 'gamma': 5.0}, 'adaece': {'T': 2.2, 'gamma': 5.0}}
-    """
-    z = _check_logits(val_logits)
-    y = _check_labels(val_labels, z)
-    metrics = tuple(metrics) if not isinstance(metrics, str) else (metrics,)
-    if not metrics:
-        raise ValueError(f"metrics must name at least one of {list(_FTS_METRICS)}")
-    for m in metrics:
-        _check_choice("metric", m, _FTS_METRICS)
-    n_bins = checks.positive_int("n_bins", n_bins)
-    link = _check_choice("link", link, LINKS)
-    clamp = check_clamp(clamp)
-    if link == "authors" and clamp not in (None, AUTHORS_CLAMP):
-        raise ValueError(f"clamp must be None or {AUTHORS_CLAMP} with link='authors' (their code's clamp); "
-                         f"got {clamp!r}")
-    gs = list(FTS_GAMMAS if gammas is None else np.asarray(gammas, dtype=np.float64).ravel())
-    if not gs:
-        raise ValueError("gammas must be a non-empty sequence")
-    gs = [checks.gamma(g, lo=-1.0, strict=True) for g in gs]
-    temps = _check_grid(FTS_T_GRID if temperatures is None else temperatures, "temperatures")
-    search = grid_scores(z, y, gs, temps, tuple(dict.fromkeys(metrics)), link=link,
-                         clamp=AUTHORS_CLAMP if link == "authors" else clamp, n_bins=n_bins,
-                         paper_compat=paper_compat)
-    out = {}
-    for metric in metrics:
-        k = _first_min(search[metric].to_numpy())
-        params = {"T": float(search["T"].iloc[k]), "gamma": float(search["gamma"].iloc[k])}
-        if link != "intended" or clamp is not None:
-            params.update(link=link, clamp=AUTHORS_CLAMP if link == "authors" else clamp)
-        out[metric] = Calibrator("focal_temperature", params, metric, float(search[metric].iloc[k]), search=search)
-    return out

@@ -52,16 +52,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
-from .. import binning as _b
 from .. import checks
+from ..array_io import numpy_native, reject_probs
 
-__all__ = ["PAPER_T_GRID", "AUTHORS_CLAMP", "LINKS", "GUARDS", "SELECT_METRICS", "check_clamp", "fts_log_probs",
-           "authors_focal_link", "fts_probs"]
+__all__ = ["PAPER_T_GRID", "FTS_T_GRID", "FTS_GAMMAS", "AUTHORS_CLAMP", "LINKS", "GUARDS", "SELECT_METRICS",
+           "check_clamp", "fts_log_probs", "authors_focal_link", "fts_probs"]
 
 #: FTS paper text (Sec. 5.1): T = 0.01, 0.02, ..., 5.00.
 PAPER_T_GRID = np.round(np.arange(1, 501) * 0.01, 10)
+#: FTS authors' code: T = 0.05, 0.10, ..., 5.00.
+FTS_T_GRID = np.round(np.arange(1, 101) * 0.05, 10)
+#: FTS paper Sec. 5.1: the gamma_ev grid.
+FTS_GAMMAS = (-0.5, -0.25, 0.05, 0.25, 0.37, 0.5, 0.75, 1.0, 5.0)
 #: The authors' code clips probabilities to [1e-12, 1 - 1e-12] before the focal map.
 AUTHORS_CLAMP = 1e-12
 LINKS = ("intended", "authors")
@@ -93,12 +96,13 @@ def _check_T(T) -> float:
     return float(T)
 
 
-def _as_logits(logits) -> np.ndarray:
+def _as_logits(logits, where: str) -> np.ndarray:
     z = np.asarray(logits)
     if z.ndim != 2 or z.shape[1] < 2 or z.shape[0] < 1 or z.dtype.kind not in "fiu":
         raise ValueError(f"logits must be a real array of shape (n_samples, n_classes >= 2); got shape {z.shape}")
     if not np.all(np.isfinite(z)):
         raise ValueError("logits must be finite (no NaN or inf)")
+    reject_probs(z, where=where, hint="pass logits (np.log(probs) will do)")
     return z
 
 
@@ -146,11 +150,23 @@ def _log_map(parts, gamma: float) -> np.ndarray:
     return logw
 
 
+@numpy_native
 def fts_log_probs(logits, T, gamma, clamp=None) -> np.ndarray:
     """log of the intended focal temperature scaling, ``log map(softmax(z / T), gamma)``
-    (Eq. 1 after temperature scaling), float64, shape of ``logits``. ``clamp``: None (exact)
-    or clip ``q`` to ``[clamp, 1 - clamp]`` before the map (the authors use 1e-12)."""
-    z = _as_logits(logits).astype(np.float64)
+    (Eq. 1 after temperature scaling), float64, shape of ``logits``.
+
+    Parameters
+    ----------
+    logits : array_like or torch.Tensor
+        Shape (N, K), not probabilities; numpy in, numpy out; tensor in, tensor out.
+    T : float
+        Temperature > 0.
+    gamma : float
+        ``gamma_ev > -1``.
+    clamp : float, optional
+        None (exact) or clip ``q`` to ``[clamp, 1 - clamp]`` before the map (the authors use 1e-12).
+    """
+    z = _as_logits(logits, "fts_log_probs").astype(np.float64)
     t, g, c = _check_T(T), checks.gamma(gamma, lo=-1.0, strict=True), check_clamp(clamp)
     return _log_map(_parts(z, z.argmax(axis=1), np.array([t]), c), g)[0]
 
@@ -193,13 +209,27 @@ def _authors_block(z: np.ndarray, temps: np.ndarray, gamma: float, dtype, clamp:
     return p, bad
 
 
+@numpy_native
 def authors_focal_link(logits, T, gamma, *, dtype="float32", clamp=AUTHORS_CLAMP, guard: str = "broadcast"):
     """The authors' ``multi_focal_link(z / T, gamma)`` (module docstring): ``(p, overflowed)``,
-    ``p`` (N, C) as float64 (rows of overflowed rows do not sum to 1), ``overflowed`` (N,)
-    bool. ``dtype`` is the arithmetic (their tensors: float32), ``clamp`` the clip of ``q``
-    (theirs: 1e-12; None: none), ``guard`` one of "broadcast" (their code), "row" (the guard
-    as meant) or "none"."""
-    z = _as_logits(logits).astype(np.float64)
+    ``p`` (N, C) as float64 (rows of overflowed rows do not sum to 1), ``overflowed`` (N,) bool.
+
+    Parameters
+    ----------
+    logits : array_like or torch.Tensor
+        Shape (N, K), not probabilities; numpy in, numpy out; tensor in, tensor out.
+    T : float
+        Temperature > 0.
+    gamma : float
+        ``gamma_ev > -1``.
+    dtype : {"float32", "float64"}
+        The arithmetic (their tensors: float32).
+    clamp : float, optional
+        The clip of ``q`` (theirs: 1e-12; None: none).
+    guard : {"broadcast", "row", "none"}
+        Their code's guard, the guard as meant, or none.
+    """
+    z = _as_logits(logits, "authors_focal_link").astype(np.float64)
     t, g, c = _check_T(T), checks.gamma(gamma, lo=-1.0, strict=True), check_clamp(clamp)
     if guard not in GUARDS:
         raise ValueError(f"guard must be one of {', '.join(GUARDS)}; got {guard!r}")
@@ -209,10 +239,21 @@ def authors_focal_link(logits, T, gamma, *, dtype="float32", clamp=AUTHORS_CLAMP
     return p[0].astype(np.float64), bad[0]
 
 
+@numpy_native
 def fts_probs(logits, T, gamma, link: str = "intended", clamp=None) -> np.ndarray:
     """Calibrated probabilities (N, C) float64: the intended map (``clamp`` as in
     :func:`fts_log_probs`) or ``link="authors"`` (:func:`authors_focal_link` with its
-    defaults; ``clamp`` must then be None or :data:`AUTHORS_CLAMP`)."""
+    defaults; ``clamp`` must then be None or :data:`AUTHORS_CLAMP`).
+
+    Parameters
+    ----------
+    logits : array_like or torch.Tensor
+        Shape (N, K), not probabilities; numpy in, numpy out; tensor in, tensor out.
+    T, gamma, clamp
+        As :func:`fts_log_probs`.
+    link : {"intended", "authors"}
+        The focal map.
+    """
     if _check_link(link) == "intended":
         return np.exp(fts_log_probs(logits, T, gamma, clamp))
     if clamp not in (None, AUTHORS_CLAMP):

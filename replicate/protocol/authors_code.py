@@ -10,6 +10,9 @@ the project's notes. Each :class:`Behaviour` says
 - ``what`` the code does (and, for a defect, why it matters),
 - ``found``: how it was found (reading which part of the code, or a cross-check on trained
   models),
+- ``source``: links to the repository, commit, file and lines where the behaviour lives
+  (``https://github.com/OWNER/REPO/blob/COMMIT/PATH#Lx-Ly``), or, where the project could not
+  locate the code in a public repository, ``source_note`` says so (and why),
 - ``book``: what this book does by default,
 - ``option``: the option of this package that reproduces the code's behaviour, written as
   ``module.object:parameter`` (empty where the behaviour is not reproduced; ``why_not``
@@ -29,7 +32,8 @@ from dataclasses import dataclass
 
 from . import DEVIATIONS
 
-__all__ = ["Behaviour", "DEFECTS", "behaviours", "check_options", "frame", "markdown"]
+__all__ = ["Behaviour", "DEFECTS", "NOT_LOCATED", "SOURCES", "SOURCE_NOTES", "behaviours", "check_options",
+           "check_sources", "frame", "github", "markdown"]
 
 #: How the behaviours of the protocol chapter's table were found.
 _READ = "the project's reading of the authors' public code ({where})"
@@ -60,6 +64,114 @@ _SHOWN = {
     "Learning-rate decay points": ("protocol", "Training loop and profiles"),
 }
 
+#: The public repositories read (owner/name, as GitHub spells it).
+MUKHOTI = "torrvision/focal_calibration"
+ADAFOCAL = "3mcloud/adafocal"
+DFL = "Linwei94/ICML2023-DualFocalLoss"
+FTS = "slavikkom/focal_temperature_scaling"
+
+
+def github(repo: str, commit: str, path: str, first: int, last: int | None = None) -> str:
+    """The permanent link to lines ``first``-``last`` of ``path`` in ``repo`` at ``commit``
+    (a 40-hex SHA), e.g. ``https://github.com/o/r/blob/<sha>/f.py#L3-L5``."""
+    lines = f"#L{first}" if last is None or last == first else f"#L{first}-L{last}"
+    return f"https://github.com/{repo}/blob/{commit}/{path.replace(' ', '%20')}{lines}"
+
+
+_M_LOSS = "1fd2aafde5965e0125ec1dff47d409240b2af9f7"      # torrvision Losses/loss.py
+_M_8239 = "8239b9b2453b44f1d950143b7f8d3cce845c0cdf"      # torrvision data, nets, Brier, MMCE
+_M_TRAIN = "0c2ae916683ed9dff07e146f5d5494cb2c888a3b"     # torrvision train.py
+_M_UTILS = "987cfd1446818528926a7de6d3671944eefdcd0f"     # torrvision train_utils.py
+_M_METRICS = "35efa40faa92ef911ce63d6b02446ecf3c87c448"   # torrvision Metrics/metrics.py
+_M_TS = "1f582d34910758a273d850fcdfff606421c435db"        # torrvision temperature_scaling.py
+_M_EVAL = "8129860c4e2fc73b6dcb46f65bab6a03f2bd0af2"      # torrvision evaluate_scripts/cifar10.sh
+_A = "3e1a38d94194de8e572072c93e1034a273cf4b26"           # 3mcloud/adafocal (its one stored commit)
+_D = "cb1ea6d1401db68534b93aae8d2412f573ba3c71"           # Linwei94/ICML2023-DualFocalLoss
+_F = "7dbbd59a0a47fa9ceee57b2525bda7cae9fb418b"           # slavikkom/focal_temperature_scaling
+
+#: Where each behaviour lives in the authors' public code, by topic: permanent links to the
+#: lines (repository, commit, file, lines), read by the project in the stored copies of the
+#: repositories. A topic missing here has a :data:`SOURCE_NOTES` entry instead.
+SOURCES: dict[str, tuple[str, ...]] = {
+    "Loss reduction": (
+        github(MUKHOTI, "6f4c3c73adb07627c975c4ce3bd9df81dcf5ed05", "Losses/focal_loss.py", 30, 32),
+        github(MUKHOTI, _M_LOSS, "Losses/loss.py", 18, 19)),
+    "Brier score": (github(MUKHOTI, _M_8239, "Losses/brier_score.py", 23, 27),),
+    "MMCE": (
+        github(MUKHOTI, _M_UTILS, "train_utils.py", 47, 48),
+        github(MUKHOTI, _M_LOSS, "Losses/loss.py", 37, 40),
+        github(MUKHOTI, _M_8239, "Losses/mmce.py", 82, 83),
+        github(MUKHOTI, _M_8239, "Losses/mmce.py", 135, 140)),
+    "Gradient clipping": (
+        github(MUKHOTI, _M_UTILS, "train_utils.py", 55, 56),
+        github(ADAFOCAL, _A, "utils/train_utils.py", 28, 29),
+        github(DFL, _D, "train_utils.py", 76, 77)),
+    "Learning-rate decay points": (
+        github(MUKHOTI, _M_TRAIN, "train.py", 235),
+        github(MUKHOTI, _M_TRAIN, "train.py", 277, 278)),
+    "Validation split": (
+        github(MUKHOTI, _M_TRAIN, "train.py", 256, 261),
+        github(MUKHOTI, _M_8239, "Data/cifar100.py", 84, 92)),
+    "Which model is evaluated": (github(MUKHOTI, _M_EVAL, "evaluate_scripts/cifar10.sh", 3, 8),),
+    "AdaECE bins": (github(MUKHOTI, _M_METRICS, "Metrics/metrics.py", 199, 221),),
+    "Classwise-ECE": (github(MUKHOTI, _M_METRICS, "Metrics/metrics.py", 239, 245),),
+    "Temperature grid": (
+        github(MUKHOTI, _M_TS, "temperature_scaling.py", 69, 90),
+        github(FTS, _F, "temperature_scaling.py", 123, 152)),
+    "CIFAR-100 test normalisation": (github(MUKHOTI, _M_8239, "Data/cifar100.py", 143, 146),),
+    "AdaFocal update": (
+        github(ADAFOCAL, _A, "losses/adafocal.py", 33, 50),
+        github(ADAFOCAL, _A, "losses/adafocal.py", 59, 72),
+        github(ADAFOCAL, _A, "main.py", 53, 59)),
+    "Label smoothing 0.05": (
+        github(MUKHOTI, _M_TRAIN, "train.py", 25, 28),
+        github(MUKHOTI, _M_EVAL, "evaluate_scripts/cifar10.sh", 73, 78)),
+    "ResNet-110": (github(MUKHOTI, _M_8239, "Net/resnet.py", 119, 121),),
+    "FTS's AdaFocal baseline": (github(FTS, _F, "Losses/loss.py", 46, 48),),
+    "FTS's focal link overflow guard": (github(FTS, _F, "temperature_scaling.py", 29, 45),),
+    "FTS's probability clamp": (github(FTS, _F, "temperature_scaling.py", 17, 19),),
+    "AdaFocal's float32 validation bins": (github(ADAFOCAL, _A, "utils/metrics.py", 106, 127),),
+    "AdaFocal's released main script": (github(ADAFOCAL, _A, "main.py", 104, 108),),
+}
+#: What the links show, where a reader needs more than the lines (by topic), and, for the
+#: behaviours whose code the project could not locate in a public repository, that it could
+#: not ("source not located ...") and what was found instead.
+SOURCE_NOTES: dict[str, str] = {
+    "Loss reduction": "the summing losses are Mukhoti et al.'s; the FCL authors' mean reduction: source not "
+                      "located in a public repository",
+    "MMCE": "the training loop multiplies the loss by the batch size; MMCE_weighted averages the kernel "
+            "products (torch.mean) and then divides by m*m, n*n and m*n again",
+    "Gradient clipping": "Mukhoti et al., AdaFocal, DFL; that FCL's code does not clip: source not located in a "
+                         "public repository",
+    "Learning-rate decay points": "MultiStepLR built with the milestones, then scheduler.step() as the first "
+                                  "statement of each epoch",
+    "Validation split": "random_seed=1 passed to the loader, which shuffles with np.random.seed and keeps the "
+                        "first 10 % for validation (the CIFAR-100 loader shown)",
+    "Which model is evaluated": "the evaluation scripts load the checkpoint saved after epoch 350",
+    "Temperature grid": "Mukhoti et al.'s grid (strict '>' keeps the smaller T on ties), then the FTS authors' "
+                        "grid of 0.05 steps",
+    "AdaFocal update": "the update with its sign switch and clipping; the per-sample gamma by the bin of p_true; "
+                       "the defaults gamma in [-2, 20] and switch point 0.2",
+    "Label smoothing 0.05": "the image training script imports no smoothed loss, while the evaluation scripts "
+                            "evaluate a cross_entropy_smoothed_smoothing_0.05 checkpoint (the repository's "
+                            "Losses/cross_entropy_smoothed.py arrived with its NLP scripts)",
+    "FTS's focal link overflow guard": "the argmax over all rows and the indexing with it; a later commit "
+                                       "of the repository rewrote the guard",
+    "AdaFocal's float32 validation bins": "torch.FloatTensor of the confidences, and the equal-mass edges "
+                                          "from them",
+    "AdaFocal's released main script": "torch.manual_seed(args.seed) runs before args is assigned, so the "
+                                       "script stops with a NameError",
+    "FCL's training protocol": "source not located in a public repository: the index of public code holds "
+                               "EagleAdelaide/Focal-Calibration-Loss-FCL, a later self-adaptive FCL repository "
+                               "whose training scripts keep a 5,000-image validation split, so it is not the "
+                               "code these notes describe",
+    "DFL's reported weights": "source not located in a public repository: the stored versions of the DFL "
+                              "repository's README that the project read give no gamma per data set and "
+                              "network",
+}
+#: The prefix of every note that says a source was not located.
+NOT_LOCATED = "source not located in a public repository"
+
 
 @dataclass(frozen=True)
 class Behaviour:
@@ -74,6 +186,8 @@ class Behaviour:
     why_not: str = ""
     shown: tuple[str, str] = ("protocol", "Where the code differs from the text")
     defect: bool = False
+    source: tuple[str, ...] = ()
+    source_note: str = ""
 
 
 #: The defects of the public code: behaviours no paper describes that change or invalidate
@@ -157,7 +271,41 @@ def _from_deviation(row: dict) -> Behaviour:
 def behaviours() -> list[Behaviour]:
     """The departures of :data:`replicate.protocol.DEVIATIONS` (FCL's protocol row left to
     :data:`DEFECTS`, which covers it) followed by :data:`DEFECTS`."""
-    return [_from_deviation(r) for r in DEVIATIONS if r["topic"] != "FCL protocol"] + list(DEFECTS)
+    import dataclasses
+
+    rows = [_from_deviation(r) for r in DEVIATIONS if r["topic"] != "FCL protocol"] + list(DEFECTS)
+    return [b if b.source or b.source_note else
+            dataclasses.replace(b, source=SOURCES.get(b.topic, ()), source_note=SOURCE_NOTES.get(b.topic, ""))
+            for b in rows]
+
+
+def check_sources() -> list[str]:
+    """The behaviours without a source: no link and no note saying it was not located, or a
+    link that is not ``https://github.com/OWNER/REPO/blob/<40-hex commit>/PATH#Lx[-Ly]``
+    (empty when every behaviour has one)."""
+    import re
+
+    form = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/blob/[0-9a-f]{40}/\S+#L\d+(-L\d+)?")
+    bad = []
+    for b in behaviours():
+        if not b.source and NOT_LOCATED not in b.source_note:
+            bad.append(f"{b.topic}: no source and no note that it was not located")
+        bad += [f"{b.topic}: {url}" for url in b.source if not form.fullmatch(url)]
+    return bad
+
+
+def _source_text(b: Behaviour) -> str:
+    """The links of ``b`` as MyST markdown (``repo path Lx-Ly``), followed by its note."""
+    links = []
+    for url in b.source:
+        rest = url.removeprefix("https://github.com/")
+        owner, repo, _, commit, path = rest.split("#")[0].split("/", 4)
+        lines = url.rsplit("#", 1)[1].replace("L", "")
+        links.append(f"[{owner}/{repo} `{path.replace('%20', ' ')}` lines {lines} @ {commit[:7]}]({url})")
+    text = "; ".join(links)
+    if b.source_note:
+        text = f"{text} ({b.source_note})" if text else b.source_note
+    return text
 
 
 def _resolve(path: str):
@@ -210,18 +358,20 @@ def _link(chapter: str, section: str) -> str:
 
 def frame(defects: bool | None = None):
     """The behaviours as a pandas DataFrame (columns topic, papers, what the code does, how it
-    was found, this book, option); ``defects`` True / False keeps only defects / departures."""
+    was found, this book, option, source); ``defects`` True / False keeps only defects / departures."""
     import pandas as pd
 
     rows = [{"topic": b.topic, "papers": b.papers, "what the code does": b.what, "how it was found": b.found,
-             "this book": b.book, "option that reproduces it": b.option or f"none: {b.why_not}"}
+             "this book": b.book, "option that reproduces it": b.option or f"none: {b.why_not}",
+             "source": "; ".join(b.source) or b.source_note}
             for b in behaviours() if defects is None or b.defect == defects]
     return pd.DataFrame(rows)
 
 
 def markdown(defects: bool | None = None) -> str:
     """The behaviours as MyST markdown for a page of ``book/chapters/``: one entry per
-    behaviour (what, how found, the book's default, the option, where its effect is shown)."""
+    behaviour (what, how found, its source in the authors' code, the book's default, the option,
+    where its effect is shown)."""
     out = []
     for b in behaviours():
         if defects is not None and b.defect != defects:
@@ -230,6 +380,7 @@ def markdown(defects: bool | None = None) -> str:
         out.append(f"**{b.topic}** ({b.papers}).\n\n"
                    f"- *What the code does*: {b.what}.\n"
                    f"- *How it was found*: {b.found}.\n"
+                   f"- *Source*: {_source_text(b)}.\n"
                    f"- *This book*: {b.book}.\n"
                    f"- *Option that reproduces it*: {option}.\n"
                    f"- *Shown in*: {_link(*b.shown)}.\n")

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 def gpu_pilot():
     """The committed cross-entropy pilot of the ``gpu`` profile (issue #20): every finished
-    ``gpu`` run of cross-entropy on CIFAR-10 at seed 1 in ``results/``, one row per
-    (network, epochs), with test error, ECE (15 bins) before and after temperature
+    ``gpu`` run of cross-entropy on CIFAR-10 at seed 1 in ``results/`` that names its
+    network and its length in its configuration (``model`` and the option ``epochs``: the
+    pilot's candidates; the chapters' runs take the profile's, and are not the pilot), one
+    row per (network, epochs), with test error, ECE (15 bins) before and after temperature
     scaling, T, training seconds, the device, and whether it is the profile's own setting.
     These runs chose the profile's network and length (:mod:`replicate.profiles`)."""
     import pandas as pd
@@ -22,6 +24,8 @@ def gpu_pilot():
     rows = []
     for key in pick.key:
         run = runs.load(key, store="results")
+        if run.config.model is None or "epochs" not in (run.config.options or {}):
+            continue                                    # a chapter's run at the profile's setting
         r, m = run.resolved, run.metrics["test"]
         rows.append({"network": r["model"], "epochs": r["train"]["epochs"], "test error": m["error"],
                      "ECE": m["ece"], "ECE after TS": run.metrics["test_ts"]["ece"], "T": run.temperature,

@@ -41,7 +41,8 @@ def _copy_book_sources(root: Path, workdir: Path) -> None:
 def showable_profile(source: Path, defaults: dict) -> tuple[str | None, str]:
     """The largest profile of :data:`BOOK_PROFILES` at which every run the chapter ``source``
     plans with ``defaults`` (its parameters cell) is in ``results/``, and why; ``(None,
-    reason)`` when there is none or the chapter trains nothing. Reads the store only."""
+    reason)`` when there is none or the chapter trains nothing. Reads the store only; a
+    damaged run counts as missing (:meth:`replicate.comparison.Plan.missing`)."""
     from .. import experiments
 
     name = Path(source).stem
@@ -123,6 +124,7 @@ def build(profile: str | None = None, workdir: Path | None = None, force: bool =
         base = Path(workdir).resolve()
         _copy_book_sources(root, base)
     os.environ[BOOK_DIR_ENV] = str(base)  # the reproducibility page reads the executed chapters here
+    report_damaged(log)
     plan = []
     for ch in chapters:
         chosen, params = profile, None
@@ -145,6 +147,33 @@ def build(profile: str | None = None, workdir: Path | None = None, force: bool =
                 if not will_skip(ch.source, target, params, profile=chosen, force=force)], purpose="replicate book")
     execute_all(plan, force=force, log=log, workers=workers)
     return build_html(base, strict=strict, log=log)
+
+
+def report_damaged(log=print) -> list:
+    """Every damaged run file of the stores (:func:`replicate.runs.check_store`), logged at
+    once, one line each with its fix, before any chapter executes. A chapter's showable
+    profile counts a damaged run as missing (:func:`showable_profile`), the claims ledger says
+    "run <key> damaged" where a claim needs one, and a chapter that needs one stops naming
+    every damaged run of its plan (:func:`replicate.comparison.train`).
+
+    Parameters
+    ----------
+    log : callable
+        Where the lines go.
+
+    Returns
+    -------
+    list of replicate.runs.records.DamagedRunError
+    """
+    from ..runs import check_store
+
+    damaged = check_store("all")
+    if damaged:
+        log(f"[replicate] {len(damaged)} damaged run{'s' if len(damaged) > 1 else ''} in the stores "
+            f"(left out where a chapter or claim needs them):")
+    for err in damaged:
+        log(f"[replicate] {err}")
+    return damaged
 
 
 def default_workers() -> int:
@@ -252,9 +281,16 @@ def check_data(chapters, purpose: str = "replicate book", data_dir=None, probe=N
 
 
 def build_html(base: Path, strict: bool = True, log=print) -> Path:
-    """Run ``jupyter-book build`` on ``base`` with execution off (and ``-W`` when strict)."""
+    """Run ``jupyter-book build`` on ``base`` with execution off (and ``-W`` when strict), its
+    repository and launch buttons pointing at the repository the book is built from, or
+    left out (:mod:`replicate.book.repository`)."""
+    from ..book import repository
+
+    url, branch, why = repository.repository(config.repo_root())
+    log(f"[replicate] repository and launch buttons: {url or 'left out'} ({why})")
+    cfg = repository.effective_config(base / "_config.yml", base / "_build" / "config" / "_config.yml", url, branch)
     exe = Path(sys.executable).parent / "jupyter-book"
-    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(base), "--builder", "html"]
+    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(base), "--builder", "html", "--config", str(cfg)]
     if strict:
         cmd += ["-W", "-n", "--keep-going"]
     log(f"[replicate] building the book: jupyter-book {' '.join(cmd[1:])}")
@@ -288,4 +324,5 @@ def provenance_table(root: Path | None = None):
                      "wall time (s)": round(float(meta.get("wall_time_s", float("nan"))), 1), "commit": short,
                      "package hash": meta.get("package_hash"), "lock": meta.get("lock_sha256"),
                      "executed (UTC)": meta.get("timestamp")})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["chapter", "profile", "device", "wall time (s)", "commit", "package hash",
+                                       "lock", "executed (UTC)"])

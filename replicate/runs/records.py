@@ -1,16 +1,20 @@
 """A finished run read from its folder (:class:`Run`), and damaged runs.
 
 A damaged file of a finished run (a half-written ``record.json``, a truncated
-``logits.npz``) is never read as a run. In the committed ``results`` store it stops with
-:class:`DamagedRunError`, one line naming the run folder, the file, what is wrong and the
-fix (``git checkout -- results/runs/<key>``, or delete the folder to retrain); the record
-is checked when the run is opened, the logits when they are read. In the writable
-``cache`` an entry whose record or logits do not read back is moved aside (to
-``<cache>/runs/.damaged/<key>-<time>``) with a warning when it is looked up, and treated
-as missing, so it is trained again.
+``logits.npz``) is never read as a run. It raises :class:`DamagedRunError`, one line naming
+the run folder, the file, what is wrong and the fix that fits where the store lies
+(:func:`damaged`): ``git checkout -- results/runs/<key>`` for the committed store inside the
+package's checkout; restoring the folder from the copy it came from, or deleting it to train
+the run again, for a store elsewhere. The record is checked when the run is opened, the
+logits when they are read (:func:`check_logits` reads them all). In the writable ``cache``
+an entry whose record or logits do not read back is moved aside (to
+``<cache>/runs/.damaged/<key>-<time>``) with a warning when it is looked up, and treated as
+missing, so it is trained again.
 
-Where the run folders lie: :mod:`replicate.runs.layout`; looking runs up in the stores and
-writing them: :mod:`replicate.runs.store`.
+Readers that go on past a damaged run (listings, the claims, a chapter's plan) and the
+damaged runs they met: :mod:`replicate.runs.damage`. Where the run folders lie:
+:mod:`replicate.runs.layout`; looking runs up in the stores and writing them:
+:mod:`replicate.runs.store`.
 """
 from __future__ import annotations
 
@@ -40,28 +44,78 @@ DAMAGED_DIR = ".damaged"
 
 class DamagedRunError(DataArchiveError):
     """A file of a finished run is truncated, corrupted or missing. The message is one line:
-    the run folder, the file, what is wrong, and the fix."""
+    the run folder, the file, what is wrong, and the fix. ``key`` (the folder's name),
+    ``path`` (the run folder) and ``file`` ("record.json" or "logits.npz") say which."""
+
+    def __init__(self, message: str, key: str = "", path: Path | None = None, file: str = ""):
+        super().__init__(message)
+        self.key, self.path, self.file = key, path, file
+
+
+def _in_checkout(path: Path) -> Path | None:
+    """``path`` relative to the package's git checkout when it lies inside it, else None."""
+    root = _config.checkout()
+    if root is None or not (root / ".git").exists():
+        return None
+    try:
+        return Path(path).resolve().relative_to(root)
+    except ValueError:
+        return None
 
 
 def _shown(path: Path) -> str:
-    """``path`` relative to the repository when it lies inside it (as git names it)."""
-    try:
-        return str(Path(path).resolve().relative_to(_config.repo_root()))
-    except ValueError:
-        return str(path)
+    """``path`` relative to the checkout when it lies inside it (as git names it), else whole."""
+    rel = _in_checkout(path)
+    return str(rel) if rel is not None else str(path)
+
+
+def fix_for(run_dir: Path) -> str:
+    """What repairs the damaged run folder ``run_dir``, as fits where it lies: inside the
+    package's git checkout, ``git checkout`` of the committed copy; in the cache, deleting it
+    (it is trained again); in a store elsewhere, restoring it from the copy it came from or
+    deleting it to train the run again.
+
+    Parameters
+    ----------
+    run_dir : Path
+        The run folder, ``<store>/runs/<key>``.
+
+    Returns
+    -------
+    str
+        The fix, to follow a semicolon in the one-line message of :func:`damaged`.
+    """
+    where = _shown(run_dir)
+    if _store_of(run_dir) == "cache":
+        return f"delete {where} to train the run again"
+    if _in_checkout(run_dir) is not None:
+        return f"restore the committed copy with `git checkout -- {where}` (or delete {where} to train the run again)"
+    return (f"restore {where} from the copy it came from (a backup, or `replicate runs unpack` of its archive), "
+            f"or delete it to train the run again")
 
 
 def damaged(run_dir: Path, name: str, what: str) -> DamagedRunError:
-    """The one-line error for the damaged file ``name`` of the run folder ``run_dir``."""
+    """The one-line error for the damaged file ``name`` of the run folder ``run_dir``: the
+    folder, the file, ``what`` is wrong and the fix (:func:`fix_for`).
+
+    Parameters
+    ----------
+    run_dir : Path
+        The run folder.
+    name : str
+        The damaged file ("record.json" or "logits.npz").
+    what : str
+        What is wrong with it (whitespace folded into one line).
+
+    Returns
+    -------
+    DamagedRunError
+        The error, not raised.
+    """
     run_dir = Path(run_dir)
-    where = _shown(run_dir)
-    if _store_of(run_dir) == "results":
-        fix = (f"restore the committed copy with `git checkout -- {where}` (or delete {where} to train the run "
-               f"again)")
-    else:
-        fix = f"delete {where} to train the run again"
     what = " ".join(str(what).split())
-    return DamagedRunError(f"run {where}: {name} is damaged ({what}); {fix}")
+    return DamagedRunError(f"run {_shown(run_dir)}: {name} is damaged ({what}); {fix_for(run_dir)}",
+                           key=run_dir.name, path=run_dir, file=name)
 
 
 def _read_record(run_dir: Path) -> dict:
@@ -96,8 +150,9 @@ def check_logits(run_dir: Path) -> None:
         raise damaged(run_dir, "logits.npz", what) from None
 
 
-def _move_aside(run_dir: Path, err: DamagedRunError) -> None:
-    """Move a damaged cache entry to ``<cache>/runs/.damaged/`` and warn (one line)."""
+def _move_aside(run_dir: Path, err: DamagedRunError, warn: bool = True) -> str:
+    """Move a damaged cache entry to ``<cache>/runs/.damaged/``; the one-line message (``err``
+    and where the entry went), also given as a warning when ``warn``."""
     target = run_dir.parent / DAMAGED_DIR / f"{run_dir.name}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:4]}"
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -105,8 +160,11 @@ def _move_aside(run_dir: Path, err: DamagedRunError) -> None:
     except OSError:
         if run_dir.exists():
             raise
-        return                                          # another process moved it first
-    warnings.warn(f"{err}; it was moved aside to {_shown(target)} and the run counts as missing", stacklevel=3)
+        return f"{err}; another process moved it aside"  # another process moved it first
+    text = f"{err}; it was moved aside to {_shown(target)} and the run counts as missing"
+    if warn:
+        warnings.warn(text, stacklevel=3)
+    return text
 
 
 def _open(run_dir: Path):

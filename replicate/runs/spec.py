@@ -221,7 +221,14 @@ def resolve(cfg: RunConfig) -> dict:
 
     Checks, in order and before any data is read: profile, seed, data set, split type,
     options (names and values), network, loss name and parameters. Each failure is a
-    ValueError naming the field and its allowed values.
+    ValueError naming the field and its allowed values. A loss whose ``loss_params`` do not
+    set ``reduction`` gets the papers' code's (:func:`replicate.losses.paper_reduction`:
+    the batch sum, the mean for Brier and FCL), not the library's default (the mean).
+
+    Parameters
+    ----------
+    cfg : RunConfig
+        What a chapter asks for.
 
     Example
     -------
@@ -264,7 +271,10 @@ def resolve(cfg: RunConfig) -> dict:
     check_model(model, model_params, kind)
     from .. import losses
 
-    loss_config = dict(losses.get_loss(cfg.loss, **cfg.loss_params).config())
+    # the book's protocol reduces as the papers' code does, passed explicitly (the library's
+    # default is the batch mean): a run that does not name its reduction gets the papers'
+    loss_params = {"reduction": losses.paper_reduction(cfg.loss), **cfg.loss_params}
+    loss_config = dict(losses.get_loss(cfg.loss, **loss_params).config())
     loss_name = loss_config.pop("name", cfg.loss)
     resolved = {
         "schema": SCHEMA, "dataset": cfg.dataset, "kind": kind, "data": data_args, "subset_seed": 0,

@@ -11,7 +11,6 @@ chosen by minimum validation ECE (:func:`replicate.posthoc.fit_temperature`).
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import math
 import os
@@ -24,8 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from .. import config as _config
+from . import damage
 from .layout import STORES, checkpoint_path, store_dir
-from .records import Run, _open
+from .records import Run
+from .seeds import RECORD_ONLY, seeds_in_store  # noqa: F401 - the store's API, kept here
 from .spec import RunConfig
 
 FORMAT = 1
@@ -48,8 +49,24 @@ def _jsonable(obj):
     return obj
 
 
-def find(config: RunConfig | str) -> Run | None:
+def find(config: RunConfig | str, on_damage: str = "raise") -> Run | None:
     """The finished run of ``config`` (or key) in ``results`` first, then ``cache``; None if absent.
+
+    Parameters
+    ----------
+    config : RunConfig or str
+        The configuration, or its key.
+    on_damage : str
+        What a damaged run of ``results`` does (:data:`replicate.runs.damage.ON_DAMAGE`):
+        ``"raise"`` (default) stops with its one-line
+        :class:`~replicate.runs.records.DamagedRunError`; ``"skip"`` also reads its logits
+        back, keeps the error (:func:`replicate.runs.damage.seen`) and treats the run as
+        missing, so that a reader of many runs goes on with the others. A damaged cache entry
+        is moved aside and missing either way.
+
+    Returns
+    -------
+    Run or None
 
     Example
     -------
@@ -57,11 +74,12 @@ def find(config: RunConfig | str) -> Run | None:
     >>> find(RunConfig('cifar10', 'focal', {'gamma': 3.0}, profile='smoke', seed=12345)) is None
     True
     """
+    damage.check_on_damage(on_damage)
     key = config if isinstance(config, str) else config.key
     for store in STORES:
         path = store_dir(store) / key
         if (path / "record.json").exists():
-            run = _open(path)
+            run = damage.read(path, on_damage)
             if run is not None:
                 return run
     return None
@@ -85,14 +103,28 @@ def load(key: str, store: str | None = None) -> Run:
     if len({p.name for p in matches}) > 1:
         raise ValueError(f"key prefix {key!r} is ambiguous: {', '.join(sorted({p.name for p in matches}))}")
     for path in matches:
-        run = _open(path)
+        run = damage.read(path)
         if run is not None:
             return run
     raise ValueError(f"no finished run with key {key!r} in {', '.join(stores)}")
 
 
-def list_runs(store: str = "all"):
+def list_runs(store: str = "all", on_damage: str = "skip"):
     """A pandas DataFrame with one :meth:`Run.summary` row per finished run in ``store``.
+
+    Parameters
+    ----------
+    store : str
+        "all" or one of :data:`replicate.runs.STORES`.
+    on_damage : str
+        ``"skip"`` (default): a damaged run is left out and kept
+        (:func:`replicate.runs.damage.seen`; :func:`replicate.runs.damage.check_store` lists
+        every damaged file at once), the others are listed; ``"raise"``: the first one stops
+        the listing with its one-line error.
+
+    Returns
+    -------
+    pandas.DataFrame
 
     Example
     -------
@@ -102,79 +134,20 @@ def list_runs(store: str = "all"):
     """
     import pandas as pd
 
+    damage.check_on_damage(on_damage)
+    if store != "all" and store not in STORES:
+        raise ValueError(f"store must be one of all, {', '.join(STORES)}; got {store!r}")
     stores = STORES if store == "all" else (store,)
     rows = []
     for name in stores:
         base = store_dir(name)
         if base.exists():
-            found = [_open(p) for p in sorted(base.iterdir())
+            found = [damage.read(p, on_damage) for p in sorted(base.iterdir())
                      if not p.name.startswith(".") and (p / "record.json").exists()]
             rows += [r.summary() for r in found if r is not None]
     columns = ["key", "store", "dataset", "model", "loss", "profile", "seed", "epochs", "error", "ece",
                "ece_ts", "T", "wall_time"]
     return pd.DataFrame(rows, columns=columns)
-
-
-#: Options that only add measurements to a run (per-epoch metrics) and leave the trained
-#: model as it is: :func:`seeds_in_store` treats runs that differ only by them as one model.
-RECORD_ONLY = ("eval_every_epoch",)
-
-
-def _family(config: dict) -> str:
-    """A configuration's canonical JSON without its seed and record-only options."""
-    from .spec import canonical_json
-
-    c = {k: v for k, v in config.items() if k != "seed"}
-    c["options"] = {k: v for k, v in (c.get("options") or {}).items() if k not in RECORD_ONLY}
-    return canonical_json(c)
-
-
-@functools.lru_cache(maxsize=8)
-def _families(base: str, mtime: int) -> dict:
-    """``{family: [(seed, options, folder)]}`` of every record in the store folder ``base``
-    (read once per state of the folder: adding or removing a run changes its mtime)."""
-    out: dict = {}
-    for path in sorted(Path(base).iterdir()):
-        rec = path / "record.json"
-        if path.name.startswith(".") or not rec.exists():
-            continue
-        try:
-            with open(rec, encoding="utf-8") as fh:
-                cfg = json.load(fh).get("config", {})
-            out.setdefault(_family(cfg), []).append((int(cfg["seed"]), cfg.get("options", {}), path))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-    return out
-
-
-def seeds_in_store(config: RunConfig) -> dict:
-    """Every finished run of ``config`` at any seed: ``{seed: Run}``, the runs whose
-    configuration equals ``config``'s but for the seed and the record-only options
-    (:data:`RECORD_ONLY`), in ``results`` first, then ``cache``. Where a seed has several
-    such runs, the one of ``config``'s own options is taken.
-
-    Example
-    -------
-    >>> from replicate.runs import RunConfig, seeds_in_store
-    >>> seeds_in_store(RunConfig('cifar10', 'focal', {'gamma': 3.0}, profile='smoke', seed=12345)) == {}  # doctest: +SKIP
-    True
-    """
-    want = _family(config.to_dict())
-    found: dict = {}
-    for name in STORES:
-        base = store_dir(name)
-        if not base.exists():
-            continue
-        for seed, options, path in _families(str(base), base.stat().st_mtime_ns).get(want, []):
-            own = options == config.options
-            if seed not in found or (own and not found[seed][1]):
-                found[seed] = (path, own)
-    out = {}
-    for seed, (path, _) in sorted(found.items()):
-        run = _open(path)
-        if run is not None:
-            out[seed] = run
-    return out
 
 
 @contextlib.contextmanager
@@ -251,7 +224,7 @@ def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: 
               for s, (lg, y) in splits.items() for what in ("logits", "labels")}
     val_z, val_y = arrays["val_logits"].astype(np.float64), arrays["val_labels"]
     test_z, test_y = arrays["test_logits"].astype(np.float64), arrays["test_labels"]
-    cal = posthoc.fit_temperature(val_z, val_y, method="grid", metric="ece")
+    cal = posthoc.fit_temperature(val_z, val_y, method="grid", metric="ece", warn=False)
     T = float(cal.params["T"])
     metrics = {"val": _metrics(val_z, val_y), "test": _metrics(test_z, test_y),
                "val_ts": _metrics(val_z / T, val_y), "test_ts": _metrics(test_z / T, test_y)}

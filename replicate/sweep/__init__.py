@@ -5,16 +5,12 @@ through submitit, then execute the chapter, which loads every run from the store
   chapter calls), the table of its runs with estimated costs;
 - :mod:`.worker` -- one job: train one run into the store, with its own log file;
   requeueable by submitit (resumes from the run's checkpoint);
-- :mod:`.execute` -- the local process pool (k trainings per GPU, a deadline) and the
-  submitit job array, with a progress bar and a summary of what each run did;
-- :mod:`.queue` -- the global GPU queue: every run the chapters plan, in priority order,
-  and the device time it takes;
-- :mod:`.job` -- the GPU job: a GPU loan spent on the queue's next runs (``replicate gpu-job``).
+- :mod:`.execute` -- the local process pool (k trainings per GPU, optional time limits) and
+  the submitit job array, with a progress bar and a summary of what each run did.
 """
-from . import job, queue
 from .execute import SLURM_DEFAULTS, Summary, run_local, run_submitit
 from .plan import chapter_parameters, runs_table, sweep_plan, totals
 from .worker import TrainJob, train_one
 
-__all__ = ["queue", "job", "sweep_plan", "chapter_parameters", "runs_table", "totals", "run_local", "run_submitit",
+__all__ = ["sweep_plan", "chapter_parameters", "runs_table", "totals", "run_local", "run_submitit",
            "Summary", "SLURM_DEFAULTS", "TrainJob", "train_one"]

@@ -3,17 +3,15 @@
 - local: a process pool of ``workers`` processes, ``per_gpu`` of them on each visible GPU
   (several trainings at once remove a single process's kernel-launch bound; issue #20
   measured the throughput) or all on the CPU; each worker is pinned to its own set of CPU
-  cores. Runs start in the given order as workers free up. With a ``deadline`` each run
-  stops cleanly before an epoch that would end after it (its checkpoint kept: the same
-  call on the same disk resumes it), and a run is not started when its estimated
-  duration (``estimate``, scaled by what the finished runs of this call really took) no
-  longer fits. A ``hard_stop`` after the deadline interrupts the runs still training then
-  (an epoch far slower than the one before it, or a run's final evaluation), so that a
-  caller with a fixed time limit (the GPU job) always gets to pack what finished; they
-  resume from their last finished epoch. Ctrl-C stops the workers; finished runs are
-  kept (written atomically) and every unfinished run resumes from its last epoch
-  checkpoint when the same sweep is run again. The GPU job (:mod:`replicate.sweep.job`) and ``replicate sweep --executor local``
-  both use this runner.
+  cores. Runs start in the given order as workers free up. Optional limits for a caller
+  with a fixed time: with a ``deadline`` each run stops cleanly before an epoch that would
+  end after it (its checkpoint kept: the same call on the same disk resumes it); a
+  ``defer`` hook may keep a run, and every run after it, from starting (the caller decides
+  which runs still fit); a ``hard_stop`` interrupts the runs still training then (an epoch
+  far slower than the one before it, or a run's final evaluation), so that the call
+  returns in time; they resume from their last finished epoch. Ctrl-C stops the workers;
+  finished runs are kept (written atomically) and every unfinished run resumes from its
+  last epoch checkpoint when the same sweep is run again.
 - submitit (``cluster="slurm"``; ``"local"``/``"debug"`` for tests): one job array, one
   run per job, each job a requeueable :class:`replicate.sweep.worker.TrainJob`.
 
@@ -40,7 +38,7 @@ from .worker import TrainJob, init_worker, train_one
 STOP_GRACE = 5.0
 
 #: trained, skipped (finished already), failed, paused (stopped at the deadline, checkpoint
-#: kept), deferred (not started: would not finish before the deadline), stopped (Ctrl-C).
+#: kept), deferred (not started: the ``defer`` hook's reason, or the hard stop came), stopped (Ctrl-C).
 STATUSES = ("trained", "skipped", "failed", "paused", "deferred", "stopped")
 #: Slurm settings a sweep passes to submitit, with their defaults (printed by ``--dry-run``).
 SLURM_DEFAULTS = {"partition": None, "time_min": 240, "gpus_per_job": 1, "cpus_per_job": 8,
@@ -97,26 +95,25 @@ def core_sets(workers: int, cores=None) -> list[list[int]]:
 
 
 def run_local(configs: dict, log_dir: Path, workers: int, device: str, store: str = "auto",
-              quiet: bool = False, *, per_gpu: int = 1, deadline: float | None = None, estimate=None,
+              quiet: bool = False, *, per_gpu: int = 1, deadline: float | None = None, defer=None,
               engines=None, on_row=None, logits_dtype: str | None = None,
               hard_stop: float | None = None) -> Summary:
     """Train ``configs`` (``{key: RunConfig}``, in priority order) in ``workers`` processes on ``device``.
 
     ``per_gpu``: workers sharing each GPU (CUDA only; ``workers`` GPUs x ``per_gpu`` at
     most is sensible). ``deadline`` (a ``time.monotonic()`` value): runs pause before an
-    epoch that would end after it, and a run is not started (status ``deferred``) when
-    ``estimate(key)`` seconds - scaled by the median ratio of real to estimated seconds
-    of the runs finished so far - no longer fit. ``engines``: one engine name, or
+    epoch that would end after it. ``defer(key)`` is called before each run starts, in the
+    given order: a reason (a string) not to start it now reports it and every run after it
+    ``deferred`` with that reason, None starts it. ``engines``: one engine name, or
     ``{key: engine}`` (default ``auto``). ``on_row(row)`` is called for every finished row.
-    ``logits_dtype``: the stored logits' dtype (default: the store's; the GPU job keeps
-    float16 in the machine's cache, as ``results/`` would).
+    ``logits_dtype``: the stored logits' dtype (default: the store's; e.g. float16 in the
+    cache, as ``results/`` keeps them).
     ``hard_stop`` (a ``time.monotonic()`` value): the runs still training then are
     interrupted (SIGINT, then SIGKILL after :data:`STOP_GRACE` seconds) and reported
     ``paused`` (their last finished epoch is checkpointed), the runs not started
     ``deferred``; the call returns at most about :data:`STOP_GRACE` seconds after it.
     """
     import multiprocessing as mp
-    import statistics
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     summary = Summary()
@@ -141,7 +138,6 @@ def run_local(configs: dict, log_dir: Path, workers: int, device: str, store: st
     run_device = "cuda" if gpus is not None else device
     pending = list(configs)
     running: dict = {}
-    ratios: list = []
     bar = _bar(len(configs), quiet)
 
     def add(row):
@@ -154,11 +150,10 @@ def run_local(configs: dict, log_dir: Path, workers: int, device: str, store: st
     def start_next() -> None:
         while pending and len(running) < workers:
             key = pending[0]
-            if deadline is not None and estimate is not None:
-                guess = estimate(key) * (statistics.median(ratios) if ratios else 1.0)
-                if time.monotonic() + guess > deadline:
-                    _defer(pending, add, logs)      # in priority order: none of the rest starts either
-                    return
+            reason = defer(key) if defer is not None else None
+            if reason is not None:
+                _defer(pending, add, logs, reason)  # in the given order: none of the rest starts either
+                return
             pending.pop(0)
             engine = engines.get(key, "auto") if isinstance(engines, dict) else (engines or "auto")
             fut = pool.submit(train_one, configs[key].to_dict(), logs[key], run_device, store, deadline, engine,
@@ -174,14 +169,12 @@ def run_local(configs: dict, log_dir: Path, workers: int, device: str, store: st
                 _stop_at_hard_stop(pool, running, pending, add, logs, deadline, configs)
                 break
             for fut in done:
-                key, t0 = running.pop(fut)
+                key, _ = running.pop(fut)
                 try:
                     row = fut.result()
                 except Exception as err:        # noqa: BLE001 - a worker that died (e.g. out of memory)
                     row = {"key": key, "status": "failed", "seconds": 0.0,
                            "reason": f"worker died: {type(err).__name__}: {err}".splitlines()[0]}
-                if row["status"] == "trained" and estimate is not None and estimate(key) > 0:
-                    ratios.append((time.monotonic() - t0) / estimate(key))
                 add({**row, "log": logs[key]})
             start_next()
     except KeyboardInterrupt:
@@ -237,14 +230,13 @@ def _stop_at_hard_stop(pool, running: dict, pending: list, add, logs: dict, dead
                    "reason": f"stopped at the hard stop{late}: resumes from its last finished epoch"}
         add({**row, "log": logs[key]})
     running.clear()
-    _defer(pending, add, logs)
+    _defer(pending, add, logs, "not started: would not finish before the deadline")
 
 
-def _defer(pending: list, add, logs: dict) -> None:
-    """Report every run of ``pending`` ``deferred`` (not started before the deadline) and empty it."""
+def _defer(pending: list, add, logs: dict, reason: str) -> None:
+    """Report every run of ``pending`` ``deferred`` (not started) with ``reason`` and empty it."""
     for key in pending:
-        add({"key": key, "status": "deferred", "seconds": 0.0,
-             "reason": "not started: would not finish before the deadline", "log": logs[key]})
+        add({"key": key, "status": "deferred", "seconds": 0.0, "reason": reason, "log": logs[key]})
     pending.clear()
 
 

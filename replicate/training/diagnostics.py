@@ -76,7 +76,14 @@ def prepare(xb: torch.Tensor, info, *, split: str = "train", augment: bool = Fal
 
 
 def loss_reduction(loss) -> str:
-    """``"sum"`` or ``"mean"``: how the loss reduces over the batch (the book's page "The authors' code")."""
+    """How ``loss`` reduces over the batch (``"sum"``, ``"mean"`` or ``"none"``; the book's page
+    "The authors' code"); a loss that does not say is taken to sum.
+
+    Parameters
+    ----------
+    loss : torch.nn.Module or callable
+        A training loss (its ``reduction`` attribute or ``config()["reduction"]`` is read).
+    """
     red = getattr(loss, "reduction", None)
     if red is None and hasattr(loss, "config"):
         red = loss.config().get("reduction")

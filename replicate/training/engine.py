@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..array_io import ProbabilitiesAsLogitsError
 from ..profiles import Protocol
 from . import checkpoint as ckpt
 from .diagnostics import (fc_weight_norm, last_layer_grad_norms, loss_reduction, norm_histogram, predict,
@@ -173,6 +174,8 @@ def _check_loss(loss, epoch: int, settings: TrainSettings, diag: dict | None) ->
     if hasattr(loss, "check_finite"):
         try:
             ok = loss.check_finite()
+        except ProbabilitiesAsLogitsError:
+            raise
         except (ValueError, RuntimeError) as err:
             raise TrainingDiverged(f"loss state not finite at {where}: {err}") from err
         if ok is False:
@@ -232,6 +235,25 @@ def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, devi
     (or, for the first, the last one recorded) would end before it, else
     :class:`TrainingPaused` is raised (with a checkpoint, the same call resumes). Raises
     :class:`TrainingDiverged` on NaN or an exploding AdaFocal gamma.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The network (``.features`` and ``.fc`` for the diagnostics).
+    loss : callable
+        The training loss; its ``reduction`` must be ``"sum"`` or ``"mean"`` (ValueError
+        otherwise). The book's runs pass the papers' reduction explicitly
+        (:func:`replicate.runs.resolve`); a :class:`replicate.losses.CalibrationLoss` checks
+        its inputs on the device during the steps (``deferred_checks``) and raises
+        :class:`replicate.array_io.ProbabilitiesAsLogitsError` at the epoch's end when the
+        network's outputs were probabilities.
+    splits : replicate.data.Splits
+        Train, validation and test tensors and ``.info``.
+    settings : TrainSettings
+        The protocol.
+    device, deterministic, checkpoint, key, progress, label, on_epoch_end, deadline
+        As described above (``device`` None: the best available; ``key``: the run key
+        that a checkpoint must match; ``progress``/``label``: the progress display).
     """
     settings.validate()
     resolve_mode(progress)
@@ -246,6 +268,9 @@ def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, devi
     if n_train == 0 or xs["val"].shape[0] == 0:
         raise ValueError("the training and validation sets must not be empty")
     reduction = loss_reduction(loss)
+    if reduction not in ("sum", "mean"):
+        raise ValueError(f"the training loss's reduction must be one of ['sum', 'mean'] (a scalar to "
+                         f"differentiate); got {reduction!r}")
     fork_devices = [device.index or 0] if device.type == "cuda" else []
     with ckpt.deterministic_mode(deterministic), torch.random.fork_rng(devices=fork_devices):
         torch.manual_seed(settings.seed)
@@ -273,6 +298,9 @@ def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, devi
                            engine=engine, memory_format=memory_format)
         reporter = Reporter(progress, settings.epochs, label=label, initial=start)
         longest = history[-1]["seconds"] if history and "seconds" in history[-1] else 0.0
+        deferred = getattr(loss, "deferred_checks", None)
+        if deferred is not None:  # the loss's input checks stay on the device during the steps
+            loss.deferred_checks = True
         try:
             for epoch in range(start, settings.epochs):
                 if deadline is not None and time.monotonic() + longest > deadline:
@@ -317,6 +345,8 @@ def train(model: torch.nn.Module, loss, splits, settings: TrainSettings, *, devi
                     on_epoch_end(epoch, row)
         finally:
             reporter.close()
+            if deferred is not None:
+                loss.deferred_checks = deferred
         selected = settings.epochs - 1
         if best is not None:
             model.load_state_dict(best["model"])

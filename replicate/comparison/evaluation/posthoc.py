@@ -87,7 +87,8 @@ def _fts_fits(zv, yv, select, temps, gammas, link, clamp, n_bins, paper_compat, 
     cached = (_SEARCHES.get(sig) or _stored(sig) or {}) if key is not None else {}
     if not set(select) <= set(cached):
         wanted = tuple(dict.fromkeys(("nll", "adaece", *cached, *select)))
-        cached = posthoc.fit_focal_temperatures(zv, yv, gammas, temps, wanted, n_bins, paper_compat, link, clamp)
+        cached = posthoc.fit_focal_temperatures(zv, yv, gammas, temps, wanted, n_bins, paper_compat, link, clamp,
+                                                warn=False)
         if key is not None:
             _stored(sig, cached)
     if key is not None:
@@ -145,7 +146,8 @@ def posthoc_logits(val_logits, val_labels, test_logits, test_labels, posthoc_set
         add("none", "", np.exp(lp), lp[idx, yt], 1.0, math.nan)
     if "ts" in settings:
         for sel in select:
-            T = posthoc.fit_temperature(zv, yv, metric=sel, grid=temps, n_bins=n_bins, paper_compat=paper_compat).T
+            T = posthoc.fit_temperature(zv, yv, method="grid", metric=sel, grid=temps, n_bins=n_bins,
+                                        paper_compat=paper_compat, warn=False).T
             lp = _m._log_softmax(zt / T)
             add("ts", sel, np.exp(lp), lp[idx, yt], T, math.nan)
     if "fts" in settings:

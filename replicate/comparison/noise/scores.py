@@ -145,7 +145,6 @@ def _entropy(p) -> np.ndarray:
 def _auroc(w: np.ndarray, order, lo, hi) -> np.ndarray:
     """Weighted Mann-Whitney AUROC, P(H_out > H_in) + P(H_out = H_in) / 2, per resample:
     an in-example and an out-example count with the product of their weights."""
-    n = w.shape[1]
     out = np.empty(w.shape[0])
     for a in range(0, w.shape[0], 100):
         blk = np.asarray(w[a:a + 100], dtype=np.float64)

@@ -68,7 +68,7 @@ def temperature(val_logits, val_labels, selector: str = "ece", grid=None, n_bins
 
     def fit():
         return float(posthoc.fit_temperature(val_logits, val_labels, method="grid", metric=selector, grid=grid,
-                                             n_bins=n_bins).params["T"])
+                                             n_bins=n_bins, warn=False).params["T"])
     z, y = np.asarray(val_logits, dtype=np.float64), np.asarray(val_labels)
     if y.dtype.kind not in "iu":
         return fit()                                      # the fit says what is wrong with them

@@ -58,7 +58,8 @@ def replicated(val_logits, val_labels, w: np.ndarray, selector: str = "ece", gri
     if w.ndim != 2 or w.shape[1] != len(y):
         raise ValueError(f"w must be a (resamples, {len(y)}) weight matrix; got shape {w.shape}")
     if selector == "adaece":
-        return np.array([posthoc.fit_temperature(z[i], y[i], method="grid", metric="adaece", grid=grid).params["T"]
+        return np.array([posthoc.fit_temperature(z[i], y[i], method="grid", metric="adaece", grid=grid,
+                                                 warn=False).params["T"]
                          for i in map(indices, w[:N_BOOT_SLOW])])
     n, nt = len(y), len(grid)
     conf, nll = _per_temperature(z, y, grid)

@@ -136,7 +136,7 @@ def ours_side(p: cmp.Plan, runs: dict | None, rule: str, frames: dict | None = N
 
     label = source(p.profile, rule)
     if not runs or not runs.get("image"):
-        return Missing("ours", label, chapter.not_in_store(p.profile))
+        return Missing("ours", label, chapter.not_in_store(p.profile, p))
     if rule not in {m.key for m in p.methods["image"]}:
         return Missing("ours", label, f"{RULE_NAMES[rule]} is not among this plan's methods")
     ood = {v: k for k, v in cood.OOD_SETTINGS.items()}

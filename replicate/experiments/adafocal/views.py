@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
+
 from ... import comparison as cmp
 from ...comparison import layouts
 from ...comparison import ood as cood
@@ -28,6 +30,34 @@ def verdict_sides(profile: str) -> dict:
 def labels() -> dict:
     """``{method key: label}``: the catalogue's short labels, AdaFocal's rules by name."""
     return {**{k: m.short for k, m in cmp.METHODS.items()}, **RULE_NAMES}
+
+
+def seeds_table(seeds: pd.DataFrame, caption: str = ""):
+    """Fig. 14's numbers: a row per method (its label) of test ECE and test error, mean ± sd
+    over the seeds, before and after temperature scaling, with the mean T and the number of
+    seeds; headed in words, no index (issue #32, item 1)."""
+    summary = cmp.summarise(seeds)
+    lab, rows = labels(), []
+    for method, part in summary.groupby("method", sort=False):
+        row = {"method": lab.get(method, method)}
+        for metric in ("ece", "error"):
+            for scaled in (False, True):
+                r = part[(part.metric == metric) & (part.temperature_scaled == scaled)]
+                if len(r):
+                    r = r.iloc[0]
+                    sd = "" if pd.isna(r["std"]) else f" ± {r['std']:.2f}"
+                    row[layouts.heading(metric, scaled)] = f"{r['mean']:.2f}{sd}"
+                    if scaled and not pd.isna(r["T"]):
+                        row["T"] = f"{r['T']:.1f}"
+        row["seeds"] = int(part["n_seeds"].max())
+        rows.append(row)
+    return pd.DataFrame(rows).style.hide(axis="index").format(na_rep="–").set_caption(caption)
+
+
+def by_label(frame: pd.DataFrame, index: str = "row", digits: int = 2):
+    """``frame`` (methods as columns, by key) headed by the methods' labels, no pandas index
+    (:func:`replicate.comparison.layouts.by_label`)."""
+    return layouts.by_label(frame, index, digits)
 
 
 def runs_by_label(runs: dict, keys, seed: int, history: bool = True) -> dict:

@@ -227,8 +227,9 @@ def decide(p: cmp.Plan, runs: dict | None) -> ClaimLog:
     """The chapter's claims table: every claim of :func:`.claims.definitions` on our runs (every
     seed the store holds; or why they are missing) and on the paper's printed tables."""
     side = ours(p, runs or {})
-    side = side or Missing("ours", p.profile, chapter.not_in_store(p.profile))
-    return claims_log(dfl.PAPER, dfl.CHAPTER, cl.definitions(), [side, paper_side()], dfl.SECTION, names())
+    side = side or Missing("ours", p.profile, chapter.not_in_store(p.profile, p))
+    return claims_log(dfl.PAPER, dfl.CHAPTER, cl.definitions(), [side, *chapter.damaged_sides(p, runs), paper_side()],
+                      dfl.SECTION, names())
 
 
 # ----------------------------------------------------------------------------- our tables

@@ -164,8 +164,10 @@ def run_costs(runs: dict) -> pd.DataFrame:
 def costs(c: Chapter):
     """Wall time of the distinct runs per group, as recorded when each was trained."""
     per = run_costs(c.runs).groupby("group", sort=False).seconds.agg(["count", "sum", "median"])
-    return styled(per.round(1), f"wall time (s) of the distinct runs per group, recorded when each was trained; "
-                                f"profile {c.plan.profile}, seeds {', '.join(map(str, c.plan.seeds))}")
+    per = per.set_axis(["runs", "total (s)", "median per run (s)"], axis=1).rename_axis("group").reset_index()
+    return styled(per, f"wall time (s) of the distinct runs per group, recorded when each was trained; "
+                       f"profile {c.plan.profile}, seeds {', '.join(map(str, c.plan.seeds))}", hide_index=True).format(
+        {"group": lambda g: f"<code>{g}</code>", "total (s)": "{:.1f}", "median per run (s)": "{:.1f}"}, escape=None)
 
 
 def notes(tables, rows=None):
@@ -217,9 +219,10 @@ def table3(c: Chapter):
     return styled(t, f"ECE (%) pre T; paper: Table 3, CIFAR-10 ResNet-50; {c.source('table3')}")
 
 
-def printed_table3(c: Chapter) -> pd.DataFrame:
-    """Table 3 as printed (rows as labelled; see its notes for the swapped labels)."""
-    return lay.pivot(c.paper, "table3", "ece")
+def printed_table3(c: Chapter):
+    """Table 3 as printed (rows as labelled; see its notes for the swapped labels), each
+    method headed by its label."""
+    return lay.by_label(lay.pivot(c.paper, "table3", "ece"), "paper row", caption="Table 3 as printed, ECE (%) pre T")
 
 
 def dual_logit_rows():
@@ -291,7 +294,11 @@ def rbs_check(c: Chapter) -> pd.DataFrame:
     """Table 11's printed values against the smallest RBS / Brier score of Table 2's error
     rates, counted per data set."""
     b = rbs_bounds(c.paper)
-    return b.groupby(b.row.str.split(",").str[0])[["fits_rbs", "fits_brier"]].agg(["sum", "count"])
+    n = b.groupby(b.row.str.split(",").str[0].rename("data set"))[["fits_rbs", "fits_brier"]].agg(["sum", "count"])
+    words = {"fits_rbs": "at least the smallest RBS", "fits_brier": "at least the smallest Brier score"}
+    out = pd.DataFrame({"printed values": n[("fits_rbs", "count")],
+                        **{w: n[(k, "sum")] for k, w in words.items()}}).reset_index()
+    return out.style.hide(axis="index")
 
 
 def table12(c: Chapter):

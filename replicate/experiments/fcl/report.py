@@ -277,10 +277,10 @@ def decide(p: cmp.Plan, runs: dict | None, frames: dict | None = None, toy=None)
     printed rows; ``toy``: the two-dimensional study (:func:`.plan.toy_study` with
     ``keep_test``; None: its claims not tested on ours)."""
     ours = our_side(p, runs, toy, frames=frames) if runs else Missing("ours", p.profile,
-                                                                       chapter.not_in_store(p.profile))
+                                                                       chapter.not_in_store(p.profile, p))
     lams = [m.loss_params["lam"] for m in p.methods.get("lambda", [])] or LAMBDAS
-    return claims_log(PAPER, CHAPTER, C.definitions(lambdas=lams), [ours, paper_side((*lams, 0.5))], SECTION,
-                      names(p))
+    sides = [ours, *chapter.damaged_sides(p, runs), paper_side((*lams, 0.5))]
+    return claims_log(PAPER, CHAPTER, C.definitions(lambdas=lams), sides, SECTION, names(p))
 
 
 # ----------------------------------------------------------------------------- Fig. 6

@@ -196,3 +196,36 @@ def coincidences(p: cmp.Plan, runs: dict) -> str:
         out.append(f"the runs of {', '.join(sorted(label.get(m, m) for m in twice))} trained again with per-epoch "
                    f"records have the same test logits as the table's runs of the same seed")
     return "; ".join(out)
+
+
+#: The two-moons study's columns (:func:`replicate.toy2d.study`) in words, with their decimals.
+TOY_COLUMNS = {"error": ("test error (%)", 2), "ece": ("ECE (%)", 2), "nll": ("NLL", 3),
+               "boundary_length": ("boundary length", 2), "uncertain_share": ("uncertain share (%)", 1)}
+
+
+def toy_table(toy: pd.DataFrame, caption: str = ""):
+    """The two-moons study's means over its seeds, a row per method, headed in words
+    (issue #32, item 1)."""
+    cols = [c for c in TOY_COLUMNS if c in toy]
+    mean = toy.groupby("method", sort=False)[cols].mean().reset_index()
+    mean = mean.rename(columns={c: TOY_COLUMNS[c][0] for c in cols})
+    s = mean.style.hide(axis="index").format({TOY_COLUMNS[c][0]: f"{{:.{TOY_COLUMNS[c][1]}f}}" for c in cols})
+    return s.set_caption(caption) if caption else s
+
+
+def temperature_changes(ours: pd.DataFrame) -> pd.DataFrame:
+    """Per method key: the test ECE ``pre`` and ``post`` temperature scaling, ``T`` and the
+    ``change`` (post minus pre, points of ECE), smallest change first."""
+    rows = ours[ours.metric == "ece"]
+    ece = rows.pivot_table(index="method", columns="temperature_scaled", values="value")
+    out = pd.DataFrame({"pre": ece[False], "post": ece[True],
+                        "T": rows[rows.temperature_scaled].groupby("method")["T"].mean().reindex(ece.index)})
+    out["change"] = out["post"] - out["pre"]
+    return out.reindex(out["change"].abs().sort_values().index)
+
+
+def temperature_table(changes: pd.DataFrame):
+    """:func:`temperature_changes` headed in words, a row per method label (issue #32, item 1)."""
+    out = changes.rename(columns={"pre": "ECE (%) pre T", "post": "ECE (%) post T", "change": "change (points)"})
+    out = out.rename(index=cmp.short).rename_axis("method").reset_index()
+    return out.style.hide(axis="index").format(precision=2, na_rep="–")

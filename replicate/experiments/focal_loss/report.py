@@ -47,8 +47,9 @@ def decide(p: cmp.Plan, runs: dict | None, frames: dict | None = None) -> ClaimL
     when the text rows are planned at another profile than the image rows,
     :func:`replicate.comparison.report.runs_sides`) and on the paper's printed rows."""
     ours = rpt.runs_sides(p, runs, ("image", "text"), frames) if runs else []
-    ours = ours or [Missing("ours", p.profile, chapter.not_in_store(p.profile))]
-    return claims_log(PAPER, CHAPTER, definitions(), [*ours, paper_side()], SECTION, rpt.names())
+    ours = ours or [Missing("ours", p.profile, chapter.not_in_store(p.profile, p))]
+    sides = [*ours, *chapter.damaged_sides(p, runs, ("image", "text")), paper_side()]
+    return claims_log(PAPER, CHAPTER, definitions(), sides, SECTION, rpt.names())
 
 
 def _intervals(p: cmp.Plan, image: dict, frames: dict) -> dict:

@@ -236,7 +236,7 @@ def decide(p: cmp.Plan, runs: dict | None, frames: dict | None = None, grid: str
     if ev is None and runs:
         wide = rpt.with_store_seeds(runs["image"], p.group("image"))
         ev = ours(wide, frames if frames is not None else fits(wide, grid), grid, p.profile)
-    ev = ev or Missing("ours", p.profile, chapter.not_in_store(p.profile))
+    ev = ev or Missing("ours", p.profile, chapter.not_in_store(p.profile, p))
     return claims_log(PAPER, CHAPTER, definitions(), [ev, paper_side()], SECTION, names())
 
 

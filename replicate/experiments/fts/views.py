@@ -160,12 +160,23 @@ def adafocal_text(agree: pd.DataFrame) -> str:
     return "trained different models (or not both were trained)"
 
 
-def fig8_table(paths: pd.DataFrame) -> pd.DataFrame:
-    """Per model: slope, intercept and R² of the straight line through Figure 8's means."""
+def fig8_table(paths: pd.DataFrame, caption: str = ""):
+    """Per model (its label): slope, intercept and R² of the straight line through Figure 8's
+    means, to three decimals, no pandas index (issue #32, item 1)."""
     from .figures import fig8_lines
 
     cols = ["slope", "intercept", "r2"]
-    return fig8_lines(paths).groupby("method", sort=False)[cols].first().round(3)
+    t = fig8_lines(paths).groupby("method", sort=False)[cols].first().rename(columns={"r2": "R²"})
+    t = t.rename(index=cmp.short).rename_axis("method").reset_index()
+    return cmp.styled(t, caption, precision=3).hide(axis="index")
+
+
+def clamp_table(clamp: pd.DataFrame, caption: str = ""):
+    """The report's ``clamp`` (max |Δp| per gamma_ev and set of logits) with γ_ev as a column
+    (its value as written, -0.5 not -0.500000) and the changes in scientific notation."""
+    t = clamp.map("{:.1e}".format)
+    t.insert(0, "γ_ev", [f"{g:g}" for g in clamp.index])
+    return cmp.styled(t.reset_index(drop=True), caption).hide(axis="index")
 
 
 def other_chapter_tables(tables: list) -> list:

@@ -68,15 +68,15 @@ POSTHOC_LONG = {"none": "no post-hoc calibration",
 OOD_SET = DEFAULT_OOD
 #: metric -> (column label, full name). Lower is better except for :data:`HIGHER_IS_BETTER`.
 BOARD_METRICS = {
-    "error": ("error", "test error (%)"),
-    "nll": ("NLL", "negative log-likelihood (x100)"),
-    "brier": ("Brier", "Brier score (x100, summed over classes)"),
-    "ece": ("ECE", "ECE (%, 15 equal-width bins)"),
-    "adaece": ("AdaECE", "AdaECE (%, 15 equal-mass bins)"),
-    "classwise_ece": ("cw-ECE", "classwise ECE (%, 15 bins)"),
-    "mce": ("MCE", "MCE (%, 15 equal-width bins)"),
-    "smece": ("smECE", "smooth ECE (%, Blasiok & Nakkiran 2023)"),
-    "auroc": ("AUROC", "AUROC (%) of the softmax entropy, test images against the same images with "
+    "error": ("test error (%)", "test error (%)"),
+    "nll": ("NLL (x100)", "negative log-likelihood (x100)"),
+    "brier": ("Brier (x100)", "Brier score (x100, summed over classes)"),
+    "ece": ("ECE (%)", "ECE (%, 15 equal-width bins)"),
+    "adaece": ("AdaECE (%)", "AdaECE (%, 15 equal-mass bins)"),
+    "classwise_ece": ("classwise ECE (%)", "classwise ECE (%, 15 bins)"),
+    "mce": ("MCE (%)", "MCE (%, 15 equal-width bins)"),
+    "smece": ("smooth ECE (%)", "smooth ECE (%, Blasiok & Nakkiran 2023)"),
+    "auroc": ("AUROC (%)", "AUROC (%) of the softmax entropy, test images against the same images with "
                        "CIFAR-10-C Gaussian noise, severity 5"),
 }
 HIGHER_IS_BETTER = ("auroc",)
@@ -105,7 +105,7 @@ def fit(val_logits, val_labels) -> dict:
     ECE (15 equal-width bins) on the grid 0.1..10.0 (:data:`replicate.posthoc.TS_GRID`)."""
     zv = np.asarray(val_logits, dtype=np.float64)
     T = store.temperature(zv, val_labels, "ece", posthoc.TS_GRID)             # fitted once for every chapter
-    f = posthoc.fit_focal_temperature(zv, val_labels, metric="ece", temperatures=posthoc.TS_GRID)
+    f = posthoc.fit_focal_temperature(zv, val_labels, metric="ece", temperatures=posthoc.TS_GRID, warn=False)
     return {"ts": (T, math.nan), "fts": (float(f.T), float(f.gamma))}
 
 
@@ -362,7 +362,9 @@ def decide(p: cmp.Plan, runs: dict | None, fitted: dict | None = None, papers=tu
             cal = calibrated(wide, fitted)
         ours = our_evidence(wide, cal, p.profile)
     else:
-        ours = Missing("ours", p.profile, NOT_IN_STORE.format(p.profile))
+        from ...runs import damage
+
+        ours = Missing("ours", p.profile, damage.reason(p.configs()) or NOT_IN_STORE.format(p.profile))
     methods = [m.key for m in p.methods["image"]]
     out = {}
     for paper in papers:

@@ -203,6 +203,28 @@ def readings_text(runs: dict, profile: str, keys=("adafocal_paper", "adafocal_co
     return f"at profile {profile} the two rules trained different models"
 
 
+#: The agreement tables' columns in words (issue #32, item 1).
+AGREEMENT_WORDS = {"label": "paper, column", "n": "shared methods", "tau": "Kendall τ_b", "low": "τ_b 95 % low",
+                   "high": "τ_b 95 % high", "p": "p-value", "pair": "papers", "column": "column",
+                   "identical": "identical numbers", "methods": "methods", "note": "note"}
+#: A rank table's columns in words.
+RANK_WORDS = {"method": "method", "score": "score (%)", "rank": "rank", "rank_low": "rank 95 % low",
+              "rank_high": "rank 95 % high"}
+
+
+def words_table(frame: pd.DataFrame, words: dict, caption: str = "", digits: int = 2, labels: dict | None = None):
+    """``frame``'s columns of ``words`` (in its order) headed in words, numbers to ``digits``
+    decimals, "–" for a missing cell, no pandas index; ``labels`` renames a ``method`` column."""
+    out = frame[[c for c in words if c in frame]].copy()
+    if labels and "method" in out:
+        out["method"] = out["method"].map(lambda k: labels.get(k, k))
+    whole = [words[c] for c in out if pd.api.types.is_float_dtype(out[c]) and (out[c].dropna() % 1 == 0).all()]
+    s = out.rename(columns=words).style.format(precision=digits, na_rep="–").hide(axis="index")
+    s = s.format("{:.0f}", subset=whole, na_rep="–").format("{:.2g}", subset=[words[c] for c in ("p",) if c in out],
+                                                           na_rep="–")
+    return s.set_caption(caption) if caption else s
+
+
 def agreement_summary(table: pd.DataFrame) -> dict:
     """Counts for the prose from the report's ``agreement``: comparisons, how many have a
     positive tau, how many have an interval above (below) 0, and the range of tau."""

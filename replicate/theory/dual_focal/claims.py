@@ -138,7 +138,7 @@ def _three(rep: TheoryReport, sz: dict) -> None:
               "Thm. 1, App. A", f"brute-force minimisers of {len(det['eta'])} Dirichlet(1, 1, 1) posteriors, γ = 2",
               f"Eq. 3 literally: top two tie in {strict2['top-two tie']:.0%}, Bayes class singled out in "
               f"{strict2['Bayes class recovered']:.0%}; tie-free: order violated in {limit2['order violated']:.0%} "
-              f"(pinned case: risk {r_cx:.5f} vs {r_ord:.5f} for the best order-respecting q)",
+              f"(pinned case: risk {r_cx:.4f} vs {r_ord:.4f} for the best order-respecting q)",
               _ties(check(strict2["Bayes class recovered"] == 1),
                     check(limit2["order violated"] == 0 and r_cx >= r_ord - 1e-12)))
     chk = eq9_check(det["eta"], det[(2.0, "DFL, tie-free infimum")], 2.0)

@@ -135,7 +135,7 @@ def prop2(rep: TheoryReport, sz: dict) -> None:
     rep.put(z_min=z[i], z_argmin=pe[i], z_max=z.max(), z_dev=z_dev)
     rep.claim("eq10", "the r.h.s. of Eq. 10 (the Lambert-W argument) is always negative, with minimum -1/e at p0 = 0.5",
               "App. B, below Eq. 10", f"direct formula on {len(pe)} values of p0 ∈ (0, 1)",
-              f"z ∈ [{z[i]:.6f}, {z.max():.1e}], smallest at p0 = {pe[i]:.3f}; -1/e = {-np.exp(-1):.6f}",
+              f"z ∈ [{z[i]:.4f}, {z.max():.1e}], smallest at p0 = {pe[i]:.3f}; -1/e = {-np.exp(-1):.4f}",
               check(np.all(z < 0) and abs(z[i] + np.exp(-1)) < 1e-12 and pe[i] == 0.5
                     and z.min() >= -np.exp(-1) * (1 + 1e-12)))
     p0 = np.linspace(0.001, 0.499, sz["n_p0"])

@@ -94,7 +94,7 @@ def _prop1(rep) -> None:
     log.add("Focal loss is convex in the prediction for all γ ≥ 0", "Prop. 1",
             f"sign of closed-form f''(q) on {num['p1_points']} (q, γ) points, γ in [0, 10], q = sigmoid(-30..30); "
             "finite differences", f"{num['p1_nonpositive']} points with f'' ≤ 0; min finite-difference f'' = "
-            f"{num['p1_fd_min']:.3g}", check(num["p1_nonpositive"] == 0 and num["p1_fd_min"] > 0))
+            f"{num['p1_fd_min']:.2e}", check(num["p1_nonpositive"] == 0 and num["p1_fd_min"] > 0))
 
 
 def _example(rep) -> None:
@@ -182,7 +182,7 @@ def _prop3(rep) -> None:
         f"logit space (float64) on {dense['points']} points: {len(gam)} γ in (0, 10], logits in [−20, 20] step "
         f"{sz['p3_s_step']}; mpmath on {num['p3_mp_points']} points (γ ∈ {{0.1, 1, 4, 10}}); three readings",
         f"as printed (exponent −s/(γ+1)): {dense['as_printed']} violations, e.g. γ = 4, s = 2: "
-        f"{num['p3_cx'][0]:.3f} < FC = {fc:.5f} < {num['p3_cx'][2]:.3f} is false; with s/T: "
+        f"{num['p3_cx'][0]:.3f} < FC = {fc:.4f} < {num['p3_cx'][2]:.3f} is false; with s/T: "
         f"{dense['temperatures_printed_order']}; with s/T and both inequalities reversed: "
         f"{dense['temperatures_reversed']} (mpmath {mp_bad['temperatures_reversed']}), smallest margins of C(s)/s "
         f"{dense['margin_low']:.1e} and {dense['margin_high']:.1e}, far above float64 rounding",

@@ -5,7 +5,7 @@ Once every run of the Mukhoti chapter's ``gpu`` plan is finished (queue steps b 
 (``replicate run exp_focal_loss --profile gpu``, loading the runs, training nothing) and
 leaves the executed notebook beside the job's archives. The machine's image lacks the
 Jupyter stack: :func:`carried_wheels` installs the wheels ``replicate gpu-job
---check-travel --with-chapter`` carried (:mod:`replicate.sweep.wheels`). One log line per
+--check-travel --with-chapter`` carried (:mod:`replicate.gpu_loan.wheels`). One log line per
 reason the step does not run.
 """
 from __future__ import annotations
@@ -106,7 +106,7 @@ def chapter_status(chapter: str, profile: str, python: str | None = None) -> dic
     from ..data import availability
     from ..runs import find
     from . import queue
-    from .plan import sweep_plan
+    from ..sweep.plan import sweep_plan
 
     python = python or sys.executable
     reasons, out = [], {"runs": 0, "keys": [], "data": {}}

@@ -1,4 +1,4 @@
-"""The lent machine as the GPU job sees it (:mod:`replicate.sweep.job`): the folder it keeps
+"""The lent machine as the GPU job sees it (:mod:`replicate.gpu_loan.job`): the folder it keeps
 between the calls of one loan, the job's log, the one-line device report and the CUDA MPS
 daemon that lets several trainings share the GPU."""
 from __future__ import annotations

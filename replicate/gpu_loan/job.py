@@ -11,27 +11,30 @@ prepared and rehearsed on the CPU so that a loan needs no thinking on the machin
    minute (``benchmarks/gpu_check.py`` on a small ResNet-18 problem); losses that pass
    train with the whole step captured (``graph``), the others with the eager bf16 loop,
    and it says so; the result is kept for later calls on the same machine;
-4. it trains the missing runs of the global queue (:mod:`replicate.sweep.queue`) in
+4. it trains the missing runs of the global queue (:mod:`replicate.gpu_loan.queue`) in
    priority order, ``workers`` at once on the one GPU, each process on its own CPU
    cores (:func:`replicate.sweep.execute.run_local`, the runner of ``replicate sweep``);
    every run checkpoints each epoch on the machine's disk;
 5. before its time budget it stops starting runs that would not finish and pauses the
-   running ones at an epoch boundary (one still training :data:`HARD_STOP_AFTER` seconds
-   after that deadline is interrupted, keeping its finished epochs), then packs every
-   run it has finished on this machine into ``out`` (records and float16 logits,
-   :func:`replicate.runs.pack`) beside its log. Its runs live in the machine's run cache (``.cache/``, which the device tool
-   keeps between the calls of one loan, while it resets the checkout's ``results/``); a
-   second call on the same machine resumes the paused runs from their checkpoints and
-   packs again (the archives hold every run finished on the machine).
+   running ones at an epoch boundary (one still training
+   :data:`~replicate.gpu_loan.deadline.HARD_STOP_AFTER` seconds after that deadline is
+   interrupted, keeping its finished epochs: :mod:`replicate.gpu_loan.deadline`), then
+   packs every run it has finished on this machine into ``out`` (records and float16
+   logits, :func:`replicate.runs.pack`) beside its log. Its runs live in the machine's run
+   cache (``.cache/``, which the device tool keeps between the calls of one loan, while it
+   resets the checkout's ``results/``); a second call on the same machine resumes the
+   paused runs from their checkpoints and packs again (the archives hold every run
+   finished on the machine).
 
 6. once every run of the Mukhoti chapter's ``gpu`` plan is finished (queue steps b and d,
-   :data:`replicate.sweep.device_chapter.CHAPTER`), it executes that chapter there as its users with a GPU will
-   (``replicate run exp_focal_loss --profile gpu``, loading the runs, training nothing;
-   :func:`~replicate.sweep.device_chapter.chapter_step`) and returns the executed notebook beside the archives. It needs
-   the Jupyter stack the machine lacks: the wheels ``replicate gpu-job --check-travel
-   --with-chapter`` carries (:mod:`replicate.sweep.wheels`), which the job installs into a
-   ``--target`` folder first; the job itself needs a few of them (jupytext, to read the
-   chapters' parameters cells), carried by every ``--check-travel``.
+   :data:`replicate.gpu_loan.device_chapter.CHAPTER`), it executes that chapter there as its
+   users with a GPU will (``replicate run exp_focal_loss --profile gpu``, loading the runs,
+   training nothing; :func:`~replicate.gpu_loan.device_chapter.chapter_step`) and returns
+   the executed notebook beside the archives. It needs the Jupyter stack the machine lacks:
+   the wheels ``replicate gpu-job --check-travel --with-chapter`` carries
+   (:mod:`replicate.gpu_loan.wheels`), which the job installs into a ``--target`` folder
+   first; the job itself needs a few of them (jupytext, to read the chapters' parameters
+   cells), carried by every ``--check-travel``.
 
 Back on the development machine, ``replicate runs unpack <archives>`` checks them and
 writes the runs into ``results/``. The same code runs on the CPU at the ``smoke`` profile
@@ -48,6 +51,7 @@ import time
 from pathlib import Path
 
 from .. import checks
+from .deadline import Admission, Budget
 from .device_chapter import (CHAPTER_ESTIMATE, CHAPTER_MIN_TRAINING, CHAPTER_SECONDS, carried_wheels,
                              chapter_status, chapter_step)
 from .machine import MPS_MODES, Log, device_report, mps_daemon, state_dir
@@ -55,13 +59,6 @@ from .machine import MPS_MODES, Log, device_report, mps_daemon, state_dir
 #: Exit statuses: every run of the requested steps finished / some left for the next call /
 #: a run failed.
 DONE, MORE, FAILED = 0, 3, 1
-#: Seconds kept free at the end of the budget for packing and the log.
-PACK_RESERVE = 25.0
-#: A run still training this long after the deadline (an epoch much slower than the one
-#: before it, or its final evaluation) is interrupted, its finished epochs kept, so that
-#: packing starts within the budget whatever the runs do (about 10 s before its end, with
-#: the workers' ``replicate.sweep.execute.STOP_GRACE`` to stop).
-HARD_STOP_AFTER = 10.0
 #: At most this many archive parts (the device returns 8 files; the log takes one).
 MAX_PARTS = 6
 ENGINE_CHECK_SECONDS = 60.0
@@ -174,24 +171,23 @@ def run(out, *, profile: str = "gpu", budget: float = 540.0, workers: int | None
         wheel_dir=None, chapter: str | None = None, python: str | None = None) -> int:
     """The GPU job (module docstring). Returns :data:`DONE`, :data:`MORE` or :data:`FAILED`.
 
-    ``items``: train these :class:`replicate.sweep.queue.Item` instead of the queue's
+    ``items``: train these :class:`replicate.gpu_loan.queue.Item` instead of the queue's
     ``steps`` at ``profile`` (tests use longer smoke runs to exercise pause and resume).
-    ``wheel_dir``: carried wheels to install first (:mod:`replicate.sweep.wheels`; the CLI
+    ``wheel_dir``: carried wheels to install first (:mod:`replicate.gpu_loan.wheels`; the CLI
     passes ``.gpu-carry/wheels``). ``chapter``: the chapter to execute at ``profile`` once
-    its runs are finished (:func:`~replicate.sweep.device_chapter.chapter_step`; the CLI passes
-    :data:`replicate.sweep.device_chapter.CHAPTER`; None: no
+    its runs are finished (:func:`~replicate.gpu_loan.device_chapter.chapter_step`; the CLI passes
+    :data:`replicate.gpu_loan.device_chapter.CHAPTER`; None: no
     chapter step), with ``python`` (default: this interpreter).
     """
     t_start = time.monotonic()
     from .. import profiles, runs, training
+    from ..sweep.execute import run_local
     from . import queue
-    from .execute import run_local
 
     # every argument checked before anything expensive
     profiles.get_profile(profile)
     steps = queue.check_steps(steps)
-    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget <= PACK_RESERVE + 5:
-        raise ValueError(f"budget must be a number of seconds > {PACK_RESERVE + 5:.0f}; got {budget!r}")
+    clock = Budget(budget, start=t_start)
     if workers is not None:
         checks.positive_int("workers", workers)
     if mps not in MPS_MODES:
@@ -200,7 +196,6 @@ def run(out, *, profile: str = "gpu", budget: float = 540.0, workers: int | None
     out = Path(out).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
     log = Log(out / "gpu-job.log", echo)
-    deadline = t_start + float(budget) - PACK_RESERVE
     k = workers or (profiles.GPU_SIZING["workers"] if dev.startswith("cuda") else 2)
     log(f"gpu-job {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} | profile {profile} | steps {steps} | "
         f"budget {budget:.0f} s | {k} trainings at once")
@@ -224,9 +219,7 @@ def run(out, *, profile: str = "gpu", budget: float = 540.0, workers: int | None
         before = chapter_status(chapter, profile, python)
         chapter_due = not before["reasons"]
         if chapter_due:
-            spare = float(budget) - PACK_RESERVE - CHAPTER_SECONDS
-            if todo and spare >= CHAPTER_MIN_TRAINING:
-                deadline -= CHAPTER_SECONDS
+            if todo and clock.reserve(CHAPTER_SECONDS, keep=CHAPTER_MIN_TRAINING):
                 log(f"chapter: {chapter} at {profile} is due (its {before['runs']} runs are finished, the wheels "
                     f"carried): training stops {CHAPTER_SECONDS:.0f} s early to execute it after packing "
                     f"(estimate: {CHAPTER_ESTIMATE})")
@@ -250,17 +243,18 @@ def run(out, *, profile: str = "gpu", budget: float = 540.0, workers: int | None
             configs = {it.key: it.config for it in todo}
             by_key = {it.key: it for it in todo}
             a = queue.assumptions()
+            admission = Admission(clock.deadline, lambda key: queue.estimate_seconds(by_key[key], k, mps_on, a))
 
             def on_row(row):
+                admission.finished(row)
                 it = by_key[row["key"]]
                 rows.append(row)
                 log(f"[{it.step}] {row['status']:<8} {it.chapter} {it.method} seed {it.seed} ({row['key']}, "
                     f"{row['seconds']:.0f} s){': ' + row['reason'] if row['reason'] else ''}")
 
             summary = run_local(configs, state_dir() / "logs", k, dev, store="cache", quiet=True,
-                                per_gpu=k, deadline=deadline, on_row=on_row, logits_dtype="float16",
-                                hard_stop=deadline + HARD_STOP_AFTER,
-                                estimate=lambda key: queue.estimate_seconds(by_key[key], k, mps_on, a),
+                                per_gpu=k, deadline=clock.deadline, on_row=on_row, logits_dtype="float16",
+                                hard_stop=clock.hard_stop, defer=admission.defer,
                                 engines={key: engines.get(cfg.loss, "auto") for key, cfg in configs.items()})
             c = summary.counts()
             log(f"trained {c['trained']}, paused {c['paused']}, not started {c['deferred']}, failed {c['failed']}, "
@@ -275,11 +269,33 @@ def run(out, *, profile: str = "gpu", budget: float = 540.0, workers: int | None
     status = pack([key for key in mine if (in_cache / key / "record.json").exists()], out, log, status)
     if chapter:
         chapter_step(out, log, chapter=chapter, profile=profile, python=python,
-                     seconds_left=t_start + float(budget) - time.monotonic())
+                     seconds_left=clock.left())
     left = len(queue.missing(items))
     log(f"done in {time.monotonic() - t_start:.0f} s: {len(items) - left} of {len(items)} runs of steps {steps} "
         f"finished, {left} left" + (" - call again to go on" if left else ""))
     return status
+
+
+def run_from_checkout(out=None, *, with_chapter: bool = True, **options) -> int:
+    """:func:`run` as ``replicate gpu-job`` (``make gpu-job``) starts it on the machine, from the
+    carried checkout: into ``out`` (default ``$OUT``, else ``gpu-out``), with the data of
+    ``.gpu-carry/data`` unless ``REPLICATE_DATA`` is set, the carried wheels
+    (:data:`replicate.gpu_loan.wheels.CARRY_DIR`) and, unless ``with_chapter`` is False, the
+    Mukhoti chapter (:data:`replicate.gpu_loan.device_chapter.CHAPTER`); ``options`` go to
+    :func:`run`."""
+    import os
+
+    from .. import config
+    from .device_chapter import CHAPTER
+    from .travel import CARRY
+    from .wheels import CARRY_DIR
+
+    out = out or os.environ.get("OUT") or "gpu-out"
+    carried = config.repo_root() / CARRY / "data"
+    if not os.environ.get(config.DATA_ENV) and carried.is_dir():
+        os.environ[config.DATA_ENV] = str(carried)      # the data `make gpu-job-check` put in .gpu-carry/
+    return run(Path(out), wheel_dir=config.repo_root() / CARRY_DIR, chapter=CHAPTER if with_chapter else None,
+               **options)
 
 
 def pack(keys, out: Path, log, status: int) -> int:
@@ -298,6 +314,3 @@ def pack(keys, out: Path, log, status: int) -> int:
     log(f"pack: {len(keys)} runs in {len(paths)} archive(s): {' '.join(p.name for p in paths)}; on the development "
         f"machine: replicate runs unpack {' '.join(p.name for p in paths)}")
     return status
-
-
-# ----------------------------------------------------------------------------- wheels

@@ -87,7 +87,7 @@ def build(profile: str = "gpu", steps: str = "abcdef", chapters=None) -> list[It
     """Every distinct run the chapters plan at ``profile``, ordered by step, then chapter
     and plan order; only the ``steps`` asked for. Nothing trains."""
     from .. import experiments
-    from .plan import sweep_plan
+    from ..sweep.plan import sweep_plan
 
     steps = check_steps(steps)
     names = list(experiments.CHAPTERS) if chapters is None else list(chapters)

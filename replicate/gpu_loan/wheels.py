@@ -3,10 +3,10 @@
 The machine's Python 3.12 holds PyTorch and the scientific stack but none of the Jupyter
 stack, and it reaches no package index. Two things need what it lacks:
 
-- the job itself: :func:`replicate.sweep.queue.build` reads every chapter's parameters
+- the job itself: :func:`replicate.gpu_loan.queue.build` reads every chapter's parameters
   cell with jupytext (``runner.read_notebook``) - the ``job`` wheels;
 - executing the Mukhoti chapter there (``replicate run exp_focal_loss --profile gpu``,
-  :func:`replicate.sweep.job.chapter_step`): papermill, an ipykernel kernel, myst_nb's
+  :func:`replicate.gpu_loan.device_chapter.chapter_step`): papermill, an ipykernel kernel, myst_nb's
   glue - the ``chapter`` wheels;
 - the 20 Newsgroups runs (queue step d): their word vectors are word2vec trained with
   gensim - the ``text`` wheels, carried with that data set's archive.
