@@ -316,13 +316,19 @@ def sweep(conf: np.ndarray, hit: np.ndarray, binning: str, closed: str = "right"
     (``closed="left"`` is caltrain's ``floor(x b)`` rule with 1 in the last bin).
     Each step costs O(b log N) through cumulative sums over the sorted scores.
     """
+    order = np.argsort(conf, kind="stable")
+    return sweep_sorted(conf[order], np.asarray(hit, dtype=np.float64)[order], binning, closed, p)
+
+
+def sweep_sorted(xs: np.ndarray, hs: np.ndarray, binning: str, closed: str = "right",
+                 p: float = 1.0) -> tuple[float, int]:
+    """:func:`sweep` of scores already in stable-sorted order ``xs`` with their outcomes ``hs``
+    in the same order (float64)."""
     check_choice("binning", binning, BINNINGS)
     right = check_choice("closed", closed, CLOSED) == "right"
-    n = conf.size
-    order = np.argsort(conf, kind="stable")
-    xs = conf[order]
+    n = xs.size
     cx = np.concatenate(([0.0], np.cumsum(xs)))
-    cy = np.concatenate(([0.0], np.cumsum(np.asarray(hit, dtype=np.float64)[order])))
+    cy = np.concatenate(([0.0], np.cumsum(hs)))
 
     def bounds(b: int) -> np.ndarray:
         j = np.arange(b + 1, dtype=np.int64)

@@ -137,3 +137,16 @@ def test_ledger_links_and_refuses_unknown_sections():
         cl.ledger.link("exp_focal_loss", "Nowhere")
     md = cl.ledger.ledger_markdown(cl.ClaimLog("mukhoti2020", "exp_focal_loss", "experiment", "Verdict").frame())
     assert md.splitlines()[0].startswith("| paper | claim")
+
+
+def test_replicate_claims_builds_its_own_parser_only():
+    from replicate import cli
+
+    assert cli._command(["--data-dir", "claims", "claims", "--format", "csv"]) == "claims"
+    assert cli._command(["--data-dir=x", "runs", "ls"]) == "runs"
+    assert cli._command(["-h", "claims"]) is None and cli._command([]) is None
+    light = cli.build_parser("claims")
+    args = light.parse_args(["claims", "--format", "csv", "--quiet"])
+    assert args.command == "claims" and args.format == "csv" and args.quiet
+    full = cli.build_parser()
+    assert full.parse_args(["runs", "ls"]).command == "runs"

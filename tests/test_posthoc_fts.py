@@ -9,6 +9,7 @@ from scipy import special
 
 from replicate import metrics, posthoc, synthetic
 from replicate.posthoc import fts as posthoc_fts
+from replicate.posthoc import fts_grid
 from replicate.theory.fts.calibration_map import focal_calibration_map
 
 
@@ -103,7 +104,7 @@ def test_authors_link_on_a_hand_computed_example():
 
 def test_authors_link_gives_an_overflowed_row_almost_no_log_loss_whatever_its_label():
     z = np.array([[20.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], dtype=np.float32)
-    search = posthoc_fts.grid_scores(z.astype(np.float64), np.array([1, 1, 2]), [1.0], np.array([1.0]),
+    search = fts_grid.grid_scores(z.astype(np.float64), np.array([1, 1, 2]), [1.0], np.array([1.0]),
                                      ("nll",), link="authors", clamp=posthoc_fts.AUTHORS_CLAMP)
     p, _ = posthoc_fts.authors_focal_link(z, 1.0, 1.0)
     # row 0 is labelled 1, which it gives probability ~2e-9 under Eq. (1); the guard gives it 1 - 1e-5
@@ -128,7 +129,7 @@ def test_grid_scores_equal_a_brute_force_loop(link, edges):
     gammas, temps = [-0.25, 0.5, 5.0], np.array([0.05, 0.3, 1.0, 1.7])
     if edges:
         gammas = [0.0, *gammas]
-    s = posthoc_fts.grid_scores(z, y, gammas, temps, ("nll", "adaece", "ece"), link=link,
+    s = fts_grid.grid_scores(z, y, gammas, temps, ("nll", "adaece", "ece"), link=link,
                                 clamp=posthoc_fts.AUTHORS_CLAMP if link == "authors" else None)
     for r in s.itertuples():
         if link == "intended":
@@ -148,7 +149,7 @@ def test_grid_scores_equal_a_brute_force_loop(link, edges):
 
 def test_authors_link_guard_fires_at_small_temperatures_only_in_float32():
     z, y = _data(300, k=10, scale=4.0, seed=4)
-    s = posthoc_fts.grid_scores(z, y, [1.0], np.array([0.05, 5.0]), ("nll",), link="authors",
+    s = fts_grid.grid_scores(z, y, [1.0], np.array([0.05, 5.0]), ("nll",), link="authors",
                                 clamp=posthoc_fts.AUTHORS_CLAMP)
     assert s["overflowed"].iloc[0] > 0 and s["overflowed"].iloc[1] == 0
 

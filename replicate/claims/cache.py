@@ -7,6 +7,10 @@ what it depends on - the chapter, the profile, the keys of the runs it read - an
 package's code (:func:`code_version`): a chapter, ``replicate claims`` and the claims ledger
 compute each once and read it back after, in any process; new runs or changed code compute
 it anew. ``REPLICATE_REPORT_CACHE=0`` keeps nothing on disk.
+
+What several processes may want at the same moment (``replicate claims`` builds the chapters
+two at a time, and chapters share runs) is kept with :func:`shared`: the first process to
+ask computes it under a lock of its file, the others wait for the file and read it.
 """
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ import hashlib
 import os
 import pickle
 import shutil
+import time
 from pathlib import Path
 
 #: Set to "0" to compute everything anew (no reading or writing of the disk cache).
@@ -81,3 +86,56 @@ def kept(path: Path, build):
         return value
     os.replace(tmp, path)
     return value
+
+
+#: How long :func:`shared` waits for another process's entry before computing it itself.
+WAIT = 600.0
+
+
+def _read(path: Path):
+    """The value kept at ``path``; raises ``LookupError`` when there is none or it is unreadable."""
+    try:
+        with open(path, "rb") as fh:
+            return pickle.load(fh)
+    except FileNotFoundError:
+        raise LookupError(path) from None
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+        path.unlink(missing_ok=True)
+        raise LookupError(path) from None
+
+
+def shared(path: Path, build, wait: float | None = None):
+    """:func:`kept` for values that several processes may want at the same time: ``build()``
+    is computed by one of them, under an exclusive lock of ``<path>.lock`` (released by the
+    OS if the process dies), while the others wait for the file and read it. A process that
+    has waited ``wait`` seconds (default :data:`WAIT`) computes the value itself. ``build``
+    must not ask for another shared value (two processes could wait for each other: the
+    timeout would end it, not a deadlock, but slowly)."""
+    if not enabled():
+        return build()
+    try:
+        return _read(path)
+    except LookupError:
+        pass
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - non-POSIX: no cross-process lock
+        return kept(path, build)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + (WAIT if wait is None else wait)
+    with open(path.with_name(path.name + ".lock"), "a+") as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    return kept(path, build)
+                time.sleep(0.02)
+                continue
+            try:
+                try:
+                    return _read(path)                   # another process wrote it while we waited
+                except LookupError:
+                    return kept(path, build)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)

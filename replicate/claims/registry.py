@@ -110,12 +110,26 @@ def default_workers() -> int:
     return max(1, min(4, n))
 
 
+#: Roughly how long each chapter's claims take to build from an empty cache (CPU seconds on
+#: the 2-core machine, ``benchmarks/claims_speed.py``): only their order matters, to start
+#: the longest first. Theory chapters take a few seconds each.
+EXPECTED_SECONDS = {"exp_fcl": 41, "exp_leaderboard": 38, "exp_fts": 33, "exp_adafocal": 17, "exp_dual_focal": 17,
+                    "exp_focal_loss": 8}
+
+
+def expected_seconds(source: Source) -> float:
+    """:data:`EXPECTED_SECONDS` of the source's chapter: 20 for another experiment chapter, 3
+    for a theory chapter."""
+    return EXPECTED_SECONDS.get(source.chapter, 20 if source.kind == "experiment" else 3)
+
+
 def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, done=None) -> list:
     """The claims frame of each source of ``srcs``, in their order. With ``workers`` > 1 the
     builder modules run in that many processes (spawned, so no thread state is inherited);
     sources of one module share a process, as they share its in-process caches (the
-    leaderboard evaluates its runs once for its five sources). ``done(source, n_claims,
-    seconds)`` is called as each source finishes."""
+    leaderboard evaluates its runs once for its five sources), the longest first
+    (:func:`expected_seconds`). ``done(source, n_claims, seconds)`` is called as each source
+    finishes."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
     workers = positive_int("workers", workers)
@@ -145,8 +159,8 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
         os.environ.setdefault(k, "1")        # the workers inherit it: one compute thread each, no fight for cores
     try:
         with ProcessPoolExecutor(min(workers, len(groups)), mp_context=multiprocessing.get_context("spawn")) as pool:
-            # the experiment chapters (the slow ones: they evaluate stored runs) start first
-            order = sorted(groups.values(), key=lambda idx: srcs[idx[0]].kind != "experiment")
+            # the longest first (a free worker takes the next): the workers finish together
+            order = sorted(groups.values(), key=lambda idx: -expected_seconds(srcs[idx[0]]))
             futures = {pool.submit(_build_group, [srcs[i] for i in idx], profile): idx for idx in order}
             for fut in as_completed(futures):
                 record(futures[fut], fut.result())

@@ -55,7 +55,10 @@ def _cmd_book(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; ``only="claims"`` registers that subcommand alone, beside
+    ``run`` and ``book`` (``main`` does so for ``replicate claims``: registering ``train``,
+    ``runs``, ``sweep`` and ``gpu-job`` imports torch, seconds before the claims start)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS,
                         help=f"data directory (default: ${config.DATA_ENV}, else data/ at the repository root, or in "
@@ -80,7 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="chapters executed at once (default: $REPLICATE_BOOK_WORKERS, else the CPU cores, at most 2)")
     b.set_defaults(func=_cmd_book)
 
-    from . import claims as cli_claims, data as cli_data, gpu_job as cli_gpu_job, runs as cli_runs, sweep as cli_sweep
+    from . import claims as cli_claims
+
+    if only == "claims":
+        cli_claims.add_subcommands(sub, parents=[common])
+        return parser
+    from . import data as cli_data, gpu_job as cli_gpu_job, runs as cli_runs, sweep as cli_sweep
 
     cli_runs.add_subcommands(sub, parents=[common])
     cli_claims.add_subcommands(sub, parents=[common])
@@ -90,8 +98,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word that is neither an option nor the value
+    of ``--data-dir`` (None when a help option comes first)."""
+    words = iter(argv)
+    for a in words:
+        if a in ("-h", "--help"):
+            return None
+        if a == "--data-dir":
+            next(words, None)
+        elif not a.startswith("-"):
+            return a
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser("claims") if _command(argv) == "claims" else build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "data_dir", None):
         os.environ[config.DATA_ENV] = str(Path(args.data_dir).expanduser().resolve())

@@ -59,8 +59,9 @@ from ._inputs import (_TIE_RTOL, SearchLimitWarning, _check_bounds, _check_choic
                       _warn_grid_limit)
 from .calibrator import Calibrator
 from .fts import (AUTHORS_CLAMP, FTS_GAMMAS, FTS_T_GRID, LINKS, PAPER_T_GRID, SELECT_METRICS,  # noqa: F401
-                  check_clamp, fts_probs, grid_scores)
+                  check_clamp, fts_probs)
 from .fts_fit import fit_focal_temperature, fit_focal_temperatures
+from .fts_grid import class_sum, grid_scores  # noqa: F401
 
 __all__ = [
     "Calibrator", "temperature_scale", "temperature_curve", "fit_temperature",
@@ -105,16 +106,18 @@ def temperature_scale(logits, T, *, is_probs: bool = False):
 
 # ----------------------------------------------------------------------------- fast grid
 def _top_conf_and_nll(z: np.ndarray, y: np.ndarray, temps: np.ndarray):
-    """Top-1 confidence (nT, N) and NLL (nT,) of softmax(z / T) for every T, from one pass each."""
+    """Top-1 confidence (nT, N) and NLL (nT,) of softmax(z / T) for every T, from one pass each
+    (class-major: each row's sum over the classes in numpy's order, :func:`.fts_grid.class_sum`)."""
     zs = z - z.max(axis=1, keepdims=True)                 # <= 0, row max 0
     zy = zs[np.arange(len(zs)), y]
+    zs = np.ascontiguousarray(zs.T)
     buf = np.empty_like(zs)
-    conf = np.empty((len(temps), len(zs)))
+    conf = np.empty((len(temps), zs.shape[1]))
     nll = np.empty(len(temps))
     for i, t in enumerate(temps):
         np.multiply(zs, 1.0 / t, out=buf)
         np.exp(buf, out=buf)
-        s = buf.sum(axis=1)                               # >= 1
+        s = class_sum(buf)                                # >= 1
         conf[i] = 1.0 / s
         nll[i] = np.mean(np.log(s) - zy / t)
     return conf, nll

@@ -4,8 +4,8 @@ authors' focal link as an off-by-default option.
 Komisarenko & Kull {cite}`komisarenko2024fts`, Sec. 4.2: ``q = softmax(z / T)``, then the
 focal calibration map of Eq. (1), ``p_i proportional to 1 / f'(q_i)`` with
 ``f'(q) = (1-q)^gamma (gamma log q / (1-q) - 1/q)``; ``(gamma_ev, T)`` is chosen on a grid
-by a validation metric. :mod:`replicate.posthoc` fits it; this module holds the maps and
-the vectorised grid scores.
+by a validation metric. :mod:`replicate.posthoc` fits it; this module holds the maps,
+:mod:`replicate.posthoc.fts_grid` the grid's validation scores.
 
 **The intended map** (:func:`fts_log_probs`) is computed in log space from the scaled logits:
 ``log w(q) = log q - gamma log(1-q) - log(1 + gamma h(q))`` with ``h(q) = -q log q / (1-q)``
@@ -52,14 +52,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
-from .. import binning as _b
 from .. import checks
 from ..array_io import numpy_native, reject_probs
 
 __all__ = ["PAPER_T_GRID", "FTS_T_GRID", "FTS_GAMMAS", "AUTHORS_CLAMP", "LINKS", "GUARDS", "SELECT_METRICS",
-           "check_clamp", "fts_log_probs", "authors_focal_link", "fts_probs", "grid_scores"]
+           "check_clamp", "fts_log_probs", "authors_focal_link", "fts_probs"]
 
 #: FTS paper text (Sec. 5.1): T = 0.01, 0.02, ..., 5.00.
 PAPER_T_GRID = np.round(np.arange(1, 501) * 0.01, 10)
@@ -74,7 +72,6 @@ GUARDS = ("broadcast", "row", "none")
 #: Validation metrics that can choose (gamma_ev, T): log-loss, equal-mass ECE, equal-width ECE.
 SELECT_METRICS = ("nll", "adaece", "ece")
 _GUARD_LOW, _GUARD_HIGH = 1e-5, 1 - 1e-5
-_CHUNK = 1 << 17            # elements of the (temperatures, N, C) blocks (a few MB: they stay in cache)
 
 
 def check_clamp(clamp) -> float | None:
@@ -151,29 +148,6 @@ def _log_map(parts, gamma: float) -> np.ndarray:
     mx = logw.max(axis=2, keepdims=True)
     logw -= mx + np.log(np.exp(logw - mx).sum(axis=2, keepdims=True))
     return logw
-
-
-def _top_of_map(parts, gamma: float, buf: np.ndarray, rows: np.ndarray, y: np.ndarray):
-    """What the grid search reads of the map of :func:`_log_map` for every T of ``parts``:
-    ``(log p_y, argmax p, max p)``, each (len(temps), N), computed in ``buf`` in one pass
-    without normalising the whole array: the argmax and the largest entry of ``log w``
-    are those of ``log p``, ``max p = 1 / sum exp(log w - max log w)`` and ``log p_y = log
-    w_y - max log w - log sum exp(log w - max log w)``."""
-    logq, logc, h = parts
-    if gamma == 0.0:
-        np.copyto(buf, logq)
-    else:
-        np.multiply(h, gamma, out=buf)
-        np.log1p(buf, out=buf)
-        np.subtract(logq, buf, out=buf)
-        buf -= gamma * logc
-    pred = buf.argmax(axis=2)
-    mx = np.take_along_axis(buf, pred[..., None], axis=2)
-    wy = buf[:, rows, y] - mx[..., 0]
-    buf -= mx
-    np.exp(buf, out=buf)
-    total = buf.sum(axis=2)
-    return wy - np.log(total), pred, 1.0 / total
 
 
 @numpy_native
@@ -286,67 +260,3 @@ def fts_probs(logits, T, gamma, link: str = "intended", clamp=None) -> np.ndarra
         raise ValueError(f"clamp must be None or {AUTHORS_CLAMP} with link='authors' (their code's clamp); "
                          f"got {clamp!r}")
     return authors_focal_link(logits, T, gamma)[0]
-
-
-# ----------------------------------------------------------------------------- grid scores
-def _binned_rows(conf: np.ndarray, hit: np.ndarray, kind: str, n_bins: int, paper_compat: bool, dtype) -> np.ndarray:
-    """ECE (equal-width) or AdaECE (equal-mass) of each row of ``conf`` (as :mod:`replicate.metrics`)."""
-    out = np.empty(conf.shape[0])
-    for i, (c, h) in enumerate(zip(conf, hit)):
-        if kind == "ece":
-            e = _b.width_edges(n_bins)
-            idx = _b.bin_index(c, e, "right", uniform=True)
-        elif paper_compat:
-            e = _b.paper_adaptive_edges(c.astype(dtype), n_bins)
-            idx = _b.bin_index(c, e, "right", drop_outside=True)
-        else:
-            e = _b.mass_edges(c, n_bins)
-            idx = _b.bin_index(c, e, "right")
-        cnt, sc, sh = _b.bin_sums(idx, n_bins, c, h)
-        out[i] = float(np.abs(sh - sc).sum() / c.size)
-    return out
-
-
-def _scores(logp_y, pred, conf, y, metrics, n_bins, paper_compat, dtype) -> dict:
-    hit = pred == y[None, :]
-    out = {}
-    for m in metrics:
-        if m == "nll":
-            with np.errstate(invalid="ignore"):
-                out[m] = -logp_y.mean(axis=1)          # NaN/inf rows: not finite, never chosen
-        else:
-            out[m] = _binned_rows(conf, hit, m, n_bins, paper_compat, dtype)
-    return out
-
-
-def grid_scores(z: np.ndarray, y: np.ndarray, gammas, temps: np.ndarray, metrics=("nll",), *, link="intended",
-                clamp=None, n_bins=15, paper_compat=False) -> pd.DataFrame:
-    """Validation score of every ``(gamma, T)`` (gamma in the given order, T ascending): a
-    frame with ``gamma, T``, one column per metric and ``overflowed`` (the number of rows
-    the authors' guard rewrote; 0 for the intended map). Inputs already validated by the
-    caller (:func:`replicate.posthoc.fit_focal_temperature`): ``z`` (N, C) float64, ``y``
-    (N,) int, ``temps`` float64 ascending."""
-    n, c = z.shape
-    step = max(1, _CHUNK // (n * c))
-    top, rows = z.argmax(axis=1), np.arange(n)
-    cols = {(g, m): np.empty(len(temps)) for g in gammas for m in (*metrics, "overflowed")}
-    for a in range(0, len(temps), step):
-        tb = temps[a:a + step]
-        parts = _parts(z, top, tb, clamp) if link == "intended" else None
-        buf = np.empty_like(parts[0]) if link == "intended" else None
-        for g in gammas:
-            if link == "intended":
-                got = _scores(*_top_of_map(parts, g, buf, rows, y), y, metrics, n_bins, paper_compat, np.float64)
-                got["overflowed"] = np.zeros(len(tb))
-            else:
-                p, bad = _authors_block(z, tb, g, np.float32, clamp, "broadcast")
-                with np.errstate(divide="ignore"):
-                    logp_y = np.log(p[:, rows, y].astype(np.float64))
-                got = _scores(logp_y, p.argmax(axis=2), p.max(axis=2).astype(np.float64), y, metrics, n_bins,
-                              paper_compat, np.float32)
-                got["overflowed"] = bad.sum(axis=1)
-            for m, v in got.items():
-                cols[(g, m)][a:a + step] = v
-    return pd.DataFrame({"gamma": np.repeat(np.asarray(gammas, dtype=np.float64), len(temps)),
-                         "T": np.tile(temps, len(gammas)),
-                         **{m: np.concatenate([cols[(g, m)] for g in gammas]) for m in (*metrics, "overflowed")}})

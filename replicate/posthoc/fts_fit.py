@@ -9,7 +9,8 @@ from .. import checks
 from ._inputs import (_check_choice, _check_flag, _check_grid, _check_labels, _check_logits, _first_min,
                       _warn_grid_limit)
 from .calibrator import Calibrator
-from .fts import AUTHORS_CLAMP, FTS_GAMMAS, FTS_T_GRID, LINKS, SELECT_METRICS, check_clamp, grid_scores
+from .fts import AUTHORS_CLAMP, FTS_GAMMAS, FTS_T_GRID, LINKS, SELECT_METRICS, check_clamp
+from .fts_grid import grid_scores
 
 __all__ = ["fit_focal_temperature", "fit_focal_temperatures"]
 

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ... import metrics, posthoc, smce
+from ... import metrics, smce
 
 
 def _s99(which):
@@ -86,8 +86,9 @@ def evaluate_logits(val_logits, val_labels, test_logits, test_labels, n_bins: in
     val_z, test_z = (np.asarray(z, dtype=np.float64) for z in (val_logits, test_logits))
     pre = _scores(test_z, test_labels, names)
     selectors = sorted({sel_by.get(m, "ece") for m in names})
-    temps = {sel: posthoc.fit_temperature(val_z, val_labels, method="grid", metric=sel, n_bins=n_bins, warn=False,
-                                          grid=grid).params["T"] for sel in selectors}
+    from ..noise.store import temperature                   # each run's T fitted once for every chapter
+
+    temps = {sel: temperature(val_z, val_labels, sel, grid, n_bins) for sel in selectors}
     post = {sel: _scores(test_z, test_labels, [m for m in names if sel_by.get(m, "ece") == sel], T)
             for sel, T in temps.items()}
     rows = []

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ...claims.decide import decide, interval, needs_text
 from ...claims.evidence import Cell
-from . import resampling, scores
+from . import resampling, scores, store
 
 
 def walkthrough(ev, row: str, a: Cell, b: Cell, op: str = "<", shown: int = 5) -> dict:
@@ -33,7 +33,7 @@ def walkthrough(ev, row: str, a: Cell, b: Cell, op: str = "<", shown: int = 5) -
         got = [ev.scored(r, c.method, c.setting, s, c.post, sel) for s in seeds[c]]
         per_seed[c] = [scores.point(g, c.metric) for g in got]
         w = resampling.weights(got[0].n, ev.n_boot, ev.seed, "test")
-        reps[c] = np.stack([scores.replicated(g, c.metric, w, "") for g in got])
+        reps[c] = np.stack([store.replicated(g, c.metric, w, "") for g in got])
     n_test = r.runs[(a.method, a.setting, seeds[a][0])].logits("test")[1].size
     w = resampling.weights(n_test, ev.n_boot, ev.seed, "test")
     names = ev.names

@@ -93,6 +93,20 @@ def _transposed(n: int, n_boot: int, seed: int, stream: str) -> np.ndarray:
     return t
 
 
+def totals(w: np.ndarray) -> np.ndarray:
+    """``w.sum(axis=1)`` in float64 (each resample's size), kept once per whole matrix of
+    :func:`weights`."""
+    key = _key(w)
+    return _totals(*key) if key is not None else w.sum(axis=1, dtype=np.float64)
+
+
+@functools.lru_cache(maxsize=4)
+def _totals(n: int, n_boot: int, seed: int, stream: str) -> np.ndarray:
+    t = weights(n, n_boot, seed, stream).sum(axis=1, dtype=np.float64)
+    t.flags.writeable = False
+    return t
+
+
 def _key(w: np.ndarray):
     """The arguments of :func:`weights` that made ``w`` (a whole matrix or its first rows),
     or None."""
@@ -117,5 +131,9 @@ def matmul(w: np.ndarray, terms) -> np.ndarray:
     if sparse.issparse(terms):
         key = _key(wd)
         wt = _transposed(*key) if key is not None else np.ascontiguousarray(wd.T)
-        return np.asarray(terms.T.tocsr() @ wt).T
+        # terms.T of a CSR matrix is CSC: the product runs over the examples in order, each
+        # example's row of weights read once, and adds each output's terms in the same order
+        # as a CSR product (ascending examples): the same sums, without the conversion
+        t = terms if terms.format == "csr" else terms.tocsr()
+        return np.asarray(t.T @ wt).T
     return wd @ np.asarray(terms, dtype=np.float64)

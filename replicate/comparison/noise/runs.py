@@ -27,7 +27,7 @@ import numpy as np
 from ... import metrics as _m
 from ... import posthoc
 from ...claims.evidence import Cell, Draws, Evidence, Named, Names, Row
-from . import resampling, scores, temperatures
+from . import resampling, scores, store, temperatures
 from .resampling import N_BOOT, N_BOOT_SLOW
 
 #: The out-of-distribution set an AUROC cell reads when its setting names none.
@@ -201,7 +201,7 @@ class RunsEvidence(Evidence):
             return f"the noise model has no metric {q.metric!r}"
         n = scored[0].n
         w = resampling.weights(n, self.n_boot, self.seed, "test")
-        per_seed = np.stack([scores.replicated(s, q.metric, w, ood_set) for s in scored])
+        per_seed = np.stack([store.replicated(s, q.metric, w, ood_set) for s in scored])
         reps = resampling.over_seeds(per_seed, self.seed)
         point = float(np.mean([scores.point(s, q.metric, ood_set) for s in scored]))
         b = per_seed.shape[1]

@@ -35,9 +35,11 @@ from scipy import sparse
 
 from ... import binning as _b
 from ... import metrics as _m
+from . import resampling
 from .resampling import N_BOOT_SLOW, indices, matmul
 
 N_BINS = 15
+_BLOCK = 1 << 18            # elements of a block of resamples (2 MB: it stays in cache)
 #: Metrics computed for all resamples at once (the equal-mass ECEs and the smooth ECE on the
 #: first :data:`~replicate.comparison.noise.resampling.N_BOOT_SLOW` of them: their bins move with the resample).
 VECTORISED = ("ece", "mce", "classwise_ece", "error", "accuracy", "nll", "brier", "s99_fraction", "s99_accuracy",
@@ -143,7 +145,6 @@ def _entropy(p) -> np.ndarray:
 def _auroc(w: np.ndarray, order, lo, hi) -> np.ndarray:
     """Weighted Mann-Whitney AUROC, P(H_out > H_in) + P(H_out = H_in) / 2, per resample:
     an in-example and an out-example count with the product of their weights."""
-    n = w.shape[1]
     out = np.empty(w.shape[0])
     for a in range(0, w.shape[0], 100):
         blk = np.asarray(w[a:a + 100], dtype=np.float64)
@@ -160,6 +161,8 @@ def replicated(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.n
     w = np.asarray(w)
     if w.ndim != 2 or w.shape[1] != s.n:
         raise ValueError(f"w must be a (resamples, {s.n}) weight matrix; got shape {w.shape}")
+    if metric in ("sweep_ece", "sweep_ece_mass"):
+        return _sweeps(s, w[:N_BOOT_SLOW], "mass" if metric.endswith("_mass") else "width")
     if metric in SLOW:
         return np.array([100 * SLOW[metric](s.probs[i], s.labels[i]) for i in map(indices, w[:N_BOOT_SLOW])])
     if metric == "adaece":
@@ -168,7 +171,7 @@ def replicated(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.n
         return _debiased(s, w[:N_BOOT_SLOW], 30 if metric.endswith("_30") else N_BINS)
     if metric == "smece":
         return _smece(s, w[:N_BOOT_SLOW])
-    total = w.sum(axis=1, dtype=np.float64)
+    total = resampling.totals(w)
     t = s.terms(metric, ood_set)
     if metric in ("error", "accuracy", "nll", "brier"):
         return 100 * matmul(w, t) / total
@@ -189,6 +192,18 @@ def replicated(s: Scored, metric: str, w: np.ndarray, ood_set: str = "") -> np.n
             return 100 * np.nanmax(np.where(cnt > 0, gap / cnt, np.nan), axis=1)
     k = s.probs.shape[1]
     return 100 * np.abs(sums).sum(axis=1) / (total * k)
+
+
+def _sweeps(s: Scored, w: np.ndarray, binning: str) -> np.ndarray:
+    """ECE-sweep (percent, :func:`replicate.metrics.ece_sweep`) on each row of ``w``: each
+    resample's confidences in sorted order are the whole set's, sorted once, each repeated as
+    often as drawn (ties in the order of the examples, as a stable sort of the resample
+    leaves them), so no resample is gathered or sorted."""
+    conf, hit = s.top()
+    o = np.argsort(conf, kind="stable")
+    xs, hs = conf[o], hit[o]
+    return np.array([100 * _b.sweep_sorted(np.repeat(xs, k), np.repeat(hs, k), binning)[0]
+                     for k in np.asarray(w, dtype=np.int64)[:, o]])
 
 
 def point(s: Scored, metric: str, ood_set: str = "") -> float:
@@ -305,27 +320,50 @@ def width_sums(probs, labels, w: np.ndarray, n_bins: int = N_BINS):
 
 
 def _mass_sums(s: Scored, w: np.ndarray, n_bins: int = N_BINS):
+    """:func:`mass_sums` of the top-label confidences and hits of ``s``."""
+    return mass_sums(*s.top(), w, n_bins)
+
+
+def mass_sums(conf: np.ndarray, hit: np.ndarray, w: np.ndarray, n_bins: int = N_BINS):
     """Each resample's equal-mass bins (:func:`replicate.binning.mass_edges` of its
     confidences, with duplicates) as ``(count, sum of confidences, sum of hits)``, each
     ``(B, n_bins)``, for every row of the weights ``w`` at once: the examples sorted by
     confidence once, each resample's edges read from its cumulative weights, its bin sums
-    from cumulative weighted sums."""
-    conf, hit = s.top()
+    from cumulative weighted sums (differences of the running sums at the bin bounds, the
+    sums of :func:`replicate.binning.bin_sums` up to rounding), a block of rows at a time."""
     o = np.argsort(conf, kind="stable")
-    srt, w = conf[o], np.asarray(w, dtype=np.float64)[:, o]
+    srt, hit_o, w = conf[o], np.asarray(hit, dtype=np.float64)[o], np.asarray(w)
     b, n = w.shape
-    cw = np.cumsum(w, axis=1)
     sizes = np.full(n_bins, n // n_bins)
     sizes[: n % n_bins] += 1
     cut = np.cumsum(sizes)[:-1]
-    rows = np.arange(b)[:, None] * (n + 1.0)
-    at = lambda k: srt[np.searchsorted((cw + rows).ravel(), (k[None] + rows).ravel(), "right")  # noqa: E731
-                       .reshape(b, -1) - np.arange(b)[:, None] * n]
-    inner = (at(cut - 1) + at(cut)) / 2.0                                   # (b, n_bins - 1)
-    q = np.stack([np.searchsorted(srt, e, "right") for e in inner])         # bin starts in sorted order
-    pad = lambda x: np.concatenate([np.zeros((b, 1)), np.cumsum(x, axis=1)], axis=1)  # noqa: E731
-    bounds = np.concatenate([np.zeros((b, 1), dtype=np.intp), q, np.full((b, 1), n)], axis=1)
-    return tuple(np.diff(np.take_along_axis(pad(x), bounds, 1), axis=1) for x in (w, w * srt, w * hit[o]))
+    at = np.concatenate([cut - 1, cut])                      # the sorted positions either side of each inner edge
+    out = np.empty((3, b, n_bins))
+    step = max(1, _BLOCK // max(n, 1))
+    for a in range(0, b, step):
+        ws = np.asarray(w[a:a + step], dtype=np.float64)[:, o]
+        m = len(ws)
+        run = np.cumsum(ws, axis=1)                           # whole numbers: exact
+        v = srt[np.stack([np.searchsorted(c, at, "right") for c in run])]   # the resample's values there
+        inner = (v[:, : n_bins - 1] + v[:, n_bins - 1:]) / 2.0
+        q = np.stack([np.searchsorted(srt, e, "right") for e in inner])     # bin starts in sorted order
+        bounds = np.concatenate([np.zeros((m, 1), dtype=np.intp), q, np.full((m, 1), n)], axis=1)
+        out[0, a:a + m] = _between(run, bounds)
+        for k, x in ((1, srt), (2, hit_o)):
+            np.multiply(ws, x, out=run)
+            np.cumsum(run, axis=1, out=run)
+            out[k, a:a + m] = _between(run, bounds)
+    return out[0], out[1], out[2]
+
+
+def _between(run: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """The sums between consecutive ``bounds`` (positions, per row) from the running sums
+    ``run`` of each row: ``run[b_{k+1} - 1] - run[b_k - 1]``, the running sum before position
+    0 being 0."""
+    idx = bounds - 1
+    got = np.take_along_axis(run, np.maximum(idx, 0), 1)
+    got[idx < 0] = 0.0
+    return np.diff(got, axis=1)
 
 
 def _adaece(s: Scored, w: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:

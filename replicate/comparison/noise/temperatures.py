@@ -19,6 +19,7 @@ from scipy import sparse
 
 from ... import binning as _b
 from ... import posthoc
+from ...posthoc.fts_grid import class_sum
 from .resampling import N_BOOT_SLOW, indices, matmul
 from .scores import N_BINS
 
@@ -29,10 +30,11 @@ def _per_temperature(z: np.ndarray, y: np.ndarray, grid: np.ndarray):
     """Top-label confidence and per-example log-loss of ``softmax(z / T)``, ``(nT, n)`` each."""
     zs = z - z.max(axis=1, keepdims=True)
     zy = zs[np.arange(len(zs)), y]
-    conf = np.empty((len(grid), len(zs)))
+    zs = np.ascontiguousarray(zs.T)                        # class-major: the same row sums, faster
+    conf = np.empty((len(grid), zs.shape[1]))
     nll = np.empty_like(conf)
     for i, t in enumerate(grid):
-        s = np.exp(zs / t).sum(axis=1)
+        s = class_sum(np.exp(zs / t))
         conf[i], nll[i] = 1.0 / s, np.log(s) - zy / t
     return conf, nll
 
@@ -78,6 +80,8 @@ def replicated(val_logits, val_labels, w: np.ndarray, selector: str = "ece", gri
 
 
 def chosen(val_logits, val_labels, selector: str = "ece", grid=None) -> float:
-    """The temperature :func:`replicate.posthoc.fit_temperature` chooses (grid, by ``selector``)."""
-    return float(posthoc.fit_temperature(val_logits, val_labels, method="grid", metric=selector, warn=False,
-                                         grid=posthoc.TS_GRID if grid is None else grid).params["T"])
+    """The temperature :func:`replicate.posthoc.fit_temperature` chooses (grid, by ``selector``),
+    fitted once per validation set (:func:`replicate.comparison.noise.store.temperature`)."""
+    from .store import temperature
+
+    return temperature(val_logits, val_labels, selector, grid)

@@ -109,28 +109,13 @@ def scored(run, post: str, T: float, gamma: float):
 
 def _mass_ece(conf: np.ndarray, hit: np.ndarray, w: np.ndarray, n_bins: int = 15) -> np.ndarray:
     """Equal-mass ECE (:func:`replicate.metrics.adaptive_ece`) of one confidence vector on each
-    resample (row) of the weights ``w``: the examples sorted by confidence once, each
-    resample's edges (midpoints of its ``np.array_split`` chunks) read from its cumulative
-    weights, its bins' sums from cumulative weighted sums."""
-    b, n = w.shape
-    total = int(round(w[0].sum()))
-    sizes = np.full(n_bins, total // n_bins)
-    sizes[: total % n_bins] += 1
-    cut = np.cumsum(sizes)[:-1]                                    # first position of chunks 1.. in a resample
-    order = np.argsort(conf, kind="stable")
-    cs, hs, ws = conf[order], hit[order], w[:, order]
-    off, base = np.arange(b)[:, None] * (total + 1), np.arange(b)[:, None] * n
-    flat = (np.cumsum(ws, axis=1) + off).ravel()
+    resample (row) of the weights ``w``: the bins' sums of
+    :func:`replicate.comparison.noise.scores.mass_sums` (the examples sorted by confidence
+    once, each resample's edges read from its cumulative weights), over the resample size."""
+    from ...comparison.noise.scores import mass_sums
 
-    def at(pos):                                                   # the example at each position of each resample
-        return cs[np.searchsorted(flat, (pos[None, :] + off).ravel(), "right").reshape(b, -1) - base]
-    inner = (at(cut - 1) + at(cut)) / 2.0
-    bounds = np.searchsorted(cs, inner.ravel(), "right").reshape(b, -1)
-    edges = np.concatenate([np.zeros((b, 1), dtype=np.intp), bounds, np.full((b, 1), n)], axis=1)
-    sc = np.concatenate([np.zeros((b, 1)), np.cumsum(ws * cs, axis=1)], axis=1)
-    sh = np.concatenate([np.zeros((b, 1)), np.cumsum(ws * hs, axis=1)], axis=1)
-    gap = np.diff(np.take_along_axis(sh, edges, 1), axis=1) - np.diff(np.take_along_axis(sc, edges, 1), axis=1)
-    return np.abs(gap).sum(axis=1) / total
+    _, sc, sh = mass_sums(conf, hit, w, n_bins)
+    return np.abs(sh - sc).sum(axis=1) / int(round(w[0].sum()))
 
 
 def t_by_adaece(val_logits, val_labels, w: np.ndarray, grid, n_bins: int = 15) -> np.ndarray:
@@ -144,6 +129,7 @@ def t_by_adaece(val_logits, val_labels, w: np.ndarray, grid, n_bins: int = 15) -
     costs one matrix product for every T and resample; the ECE is computed near the
     full-data choice first, then at every T whose bound does not exceed a resample's best."""
     from ...comparison.noise.temperatures import _first_min
+    from ...posthoc.fts_grid import class_sum
 
     z = np.asarray(val_logits, dtype=np.float64)
     y = np.asarray(val_labels, dtype=np.int64)
@@ -151,10 +137,11 @@ def t_by_adaece(val_logits, val_labels, w: np.ndarray, grid, n_bins: int = 15) -
     grid = np.asarray(cmp.resolve_grid(grid)[0] if isinstance(grid, str) else grid, dtype=np.float64)
     hit = (z.argmax(axis=1) == y).astype(np.float64)
     confs = np.empty((len(grid), len(y)))
+    zc = np.ascontiguousarray(z.T)                         # class-major: the same row sums, faster
     for j, t in enumerate(grid):
-        zt = z / t
-        zt -= zt.max(axis=1, keepdims=True)
-        confs[j] = 1.0 / np.exp(zt).sum(axis=1)
+        zt = zc / t
+        zt -= zt.max(axis=0)
+        confs[j] = 1.0 / class_sum(np.exp(zt))
     total = w.sum(axis=1, keepdims=True)
     bound = np.abs(w @ hit[:, None] - w @ confs.T) / total         # (resamples, T)
     ece = np.full((w.shape[0], len(grid)), np.inf)
