@@ -225,13 +225,40 @@ def words_table(frame: pd.DataFrame, words: dict, caption: str = "", digits: int
     return s.set_caption(caption) if caption else s
 
 
-def agreement_summary(table: pd.DataFrame) -> dict:
-    """Counts for the prose from the report's ``agreement``: comparisons, how many have a
-    positive tau, how many have an interval above (below) 0, and the range of tau."""
+def _shown(x: float, digits: int) -> float:
+    """``x`` as :func:`words_table` prints it with ``digits`` decimals (NaN stays NaN)."""
+    return float(f"{x:.{digits}f}") if math.isfinite(x) else math.nan
+
+
+def agreement_summary(table: pd.DataFrame, digits: int = 2) -> dict:
+    """Counts and one sentence for the prose, from the agreement table the chapter shows (the
+    report's ``agreement`` with a ``label`` column, as :func:`words_table` prints it): the rows
+    with a tau (at least three shared methods), how many have a positive tau, how many have a
+    95 % interval entirely above (below) 0, naming them, and the range of tau. The counts read
+    ``tau``, ``low`` and ``high`` rounded to the ``digits`` the table prints, so the sentence
+    says what a reader counts in the table (an interval printed as "0.00" is not above zero).
+    A paper's printed AdaFocal read as each of our two rules gives one row per reading; the
+    sentence counts rows, and says how many are such second readings."""
     t = table.dropna(subset=["tau"])
-    return {"n": len(t), "positive": int((t.tau > 0).sum()), "above_zero": int((t.low > 0).sum()),
-            "below_zero": int((t.high < 0).sum()),
-            "range": f"{t.tau.min():.2f} to {t.tau.max():.2f}" if len(t) else "not available"}
+    tau = t["tau"].map(lambda x: _shown(x, digits))
+    low, high = (t[c].map(lambda x: _shown(x, digits)) for c in ("low", "high"))
+    labels = t["label"] if "label" in t else pd.Series([f"row {i + 1}" for i in range(len(t))], index=t.index)
+    above, below = list(labels[low > 0]), list(labels[high < 0])
+    readings = int(t.duplicated(subset=[c for c in ("paper", "column") if c in t]).sum()) if "paper" in t else 0
+    rng = f"{tau.min():.{digits}f} to {tau.max():.{digits}f}" if len(t) else "not available"
+
+    def rows(names):
+        return f" ({'; '.join(names)})" if names else ""
+
+    n = len(t)
+    second = (f", {readings} of them a second reading of a printed AdaFocal" if readings else "")
+    sentence = (f"Of the {n} rows with a τ (comparisons with at least three shared methods{second}), "
+                f"{int((tau > 0).sum())} have a positive τ, and τ ranges from {rng}; {len(above)} "
+                f"ha{'s' if len(above) == 1 else 've'} a 95 % interval entirely above zero{rows(above)} and "
+                f"{len(below)} entirely below{rows(below)}.") if n else \
+        "No row has three or more shared methods, so no τ is computed."
+    return {"n": n, "positive": int((tau > 0).sum()), "above_zero": len(above), "below_zero": len(below),
+            "above_rows": above, "below_rows": below, "readings": readings, "range": rng, "sentence": sentence}
 
 
 def claims_frame(logs: dict) -> pd.DataFrame:
