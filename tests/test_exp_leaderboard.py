@@ -112,8 +112,24 @@ def test_summary_interval_is_the_student_t_interval():
     s = report.summarise_board(frame).iloc[0]
     lo, hi = stats.t.interval(0.95, 2, loc=7 / 3, scale=stats.sem([1.0, 2.0, 4.0]))
     assert (s["mean"], s["sd"], s["n"]) == (pytest.approx(7 / 3), pytest.approx(np.std([1, 2, 4], ddof=1)), 3)
-    assert (s["low"], s["high"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert lo < 0 and (s["low"], s["high"], s["cut"]) == (0.0, pytest.approx(hi), "low")   # an ECE: cut at 0
+    far = frame.assign(value=frame["value"] + 10)
+    lo, hi = stats.t.interval(0.95, 2, loc=7 / 3 + 10, scale=stats.sem([1.0, 2.0, 4.0]))
+    assert tuple(report.summarise_board(far).iloc[0][["low", "high", "cut"]]) == (pytest.approx(lo), pytest.approx(hi), "")
     assert list(report.seed_values(frame, "ece", "none").a) == [1.0, 2.0, 4.0]
+
+
+def test_board_interval_of_a_small_ece_is_cut_at_zero_and_says_so():
+    """Issue #32, item 5: an ECE near 0 over three seeds; the t interval would reach below 0,
+    the summary and the board's note cut it at 0 (the upper end is the t interval's)."""
+    v = [0.1, 0.2, 1.5]
+    frame = pd.DataFrame({"method": "a", "seed": [1, 2, 3], "setting": "none", "metric": "ece", "value": v,
+                          "T": 1.0, "gamma": np.nan})
+    s = report.summarise_board(frame).iloc[0]
+    lo, hi = stats.t.interval(0.95, 2, loc=np.mean(v), scale=stats.sem(v))
+    assert lo < 0 and (s["low"], s["high"], s["cut"]) == (0.0, pytest.approx(hi), "low")
+    html = views.board_table(report.summarise_board(frame), "c", metrics=["ece"]).html
+    assert f"[0.00, {hi:.2f}] (cut at 0)" in str(html)
 
 
 # ----------------------------------------------------------------------------- paired tests and ranks

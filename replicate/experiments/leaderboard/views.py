@@ -26,7 +26,8 @@ def _fmt(x: float, digits: int = 2) -> str:
 def board_table(summary: pd.DataFrame, caption: str, labels: dict | None = None, metrics=None, digits: int = 2):
     """The leaderboard as a sortable HTML table (:func:`replicate.book.tables.sortable_table`):
     one row per method and post-hoc setting, one column per metric with "mean ± sd" over seeds
-    and the 95 % t interval below it (sorted by the mean); ``T`` and ``gamma_ev`` are the mean
+    and the 95 % t interval below it, cut to the metric's range where it reaches beyond ("cut at
+    0": the mean of a non-negative metric is never below 0; sorted by the mean); ``T`` and ``gamma_ev`` are the mean
     temperature and the gammas chosen per seed. ``summary`` is the report's ``summary``
     (:func:`.report.summarise_board`); ``labels`` maps method keys to names; rows come in the
     order of ``summary``. ``caption`` should say profile, data, network, seeds."""
@@ -50,7 +51,9 @@ def board_table(summary: pd.DataFrame, caption: str, labels: dict | None = None,
             sd = f" ± {_fmt(r['sd'], digits)}" if math.isfinite(r["sd"]) else ""
             row[col], key[col] = _fmt(r["mean"], digits) + sd, r["mean"]
             if math.isfinite(r["low"]):
-                note[col] = f"[{_fmt(r['low'], digits)}, {_fmt(r['high'], digits)}]"
+                ends = [f"{r[e]:g}" for e in ("low", "high") if e in str(r.get("cut") or "")]
+                note[col] = f"[{_fmt(r['low'], digits)}, {_fmt(r['high'], digits)}]" + (
+                    f" (cut at {' and '.join(ends)})" if ends else "")
         cells.append(row), keys.append(key), notes.append(note)
     cells, keys, notes = pd.DataFrame(cells), pd.DataFrame(keys), pd.DataFrame(notes, index=range(len(cells)))
     titles = {BOARD_METRICS[m][0]: BOARD_METRICS[m][1] + (" - higher is better" if m in HIGHER_IS_BETTER else "")
