@@ -462,6 +462,64 @@ def test_term_pattern_respects_case_and_word_edges():
     assert found == ["Focal loss", "ECE"]
 
 
+def _glossary():
+    from pathlib import Path
+
+    from replicate.book import glossary
+
+    text = (Path(__file__).resolve().parents[1] / "book" / "glossary.md").read_text()
+    found = glossary.markdown_entries(text)
+    entries = [glossary.Entry(names, str(i)) for i, (names, _) in enumerate(found)]
+    return found, entries, glossary.term_pattern(entries)[0]
+
+
+def test_glossary_markdown_entries_are_read_as_sphinx_reads_them():
+    from replicate.book import glossary
+
+    text = "x\n\n```{glossary}\nECE\nexpected calibration error\n  The error.\n  Binned.\n\nTS\n  Scaling.\n```\n"
+    assert glossary.markdown_entries(text) == [(("ECE", "expected calibration error"), "The error. Binned."),
+                                               (("TS",), "Scaling.")]
+    found, _, _ = _glossary()
+    assert len(found) > 60 and all(names and definition for names, definition in found)
+
+
+def test_every_term_a_verdict_uses_has_a_glossary_entry():
+    """Issue #32, item 5: the words of the claims' verdicts and their texts, derived from the code
+    that writes them, each have an entry: every verdict of the vocabulary (its own entry or
+    named in the entry "verdict"), every metric name the claims' texts use (the book's names and
+    every chapter's own METRIC_LABELS), every network of every profile, and the noise model
+    the rule text names."""
+    import importlib
+
+    from replicate import experiments
+    from replicate.claims import vocabulary
+    from replicate.comparison import noise
+    from replicate.comparison.report import names
+    from replicate.profiles import PROFILES
+
+    found, _, pattern = _glossary()
+    all_names = {n for names_, _ in found for n in names_}
+    verdict_text = next(d for names_, d in found if "verdict" in names_)
+    for v in vocabulary.VERDICTS:
+        assert v in all_names or v in verdict_text, f"verdict {v!r} has no glossary entry"
+    assert vocabulary.INCONCLUSIVE in all_names
+    labels = set(names().metrics.values())
+    for folder in experiments.CHAPTERS.values():
+        for part in ("claims", "report"):
+            module = importlib.import_module(f"replicate.experiments.{folder}.{part}")
+            labels |= set(getattr(module, "METRIC_LABELS", {}).values())
+    plain = {"test error", "accuracy", "T"}        # ordinary words, not terms of the book
+    for label in sorted(labels - plain):
+        assert pattern.search(label.split(" (")[0]), f"the claims' metric name {label!r} has no glossary entry"
+    networks = {m for p in PROFILES.values() for m in (p.model, *p.models, p.text_model)}
+    assert {"tiny_cnn", "resnet18", "resnet50", "text_cnn"} <= networks
+    for net in sorted(networks):
+        assert net in all_names, f"network {net!r} (a profile trains it) has no glossary entry"
+    rule = noise.rule_text()
+    used = {m.group(0) for m in pattern.finditer(rule)}
+    assert "two-level bootstrap" in used and "inconclusive" in used, used
+
+
 # ----------------------------------------------------------------------------- exercises that teach
 def _solutions(path):
     import re
