@@ -282,6 +282,7 @@ def test_the_box_names_each_kind_of_rows_with_its_own_profile():
             "5,000 validation and 400 test images") in md
     assert "text rows: profile cpu, 20 Newsgroups (by date), tiny_cnn (width=32), 20 epochs, seeds 1, 2 (2 runs)" in md
     assert "300 test documents" in md and "The text rows, at profile cpu, can decide" in md
+    assert scale_box.setting_text(s) == "tiny_cnn (width=32) trained for 35 epochs on 45,000 CIFAR-10 images (profile gpu)"
     one = scale_box.ScaleBox(scale.describe([_Run()], data_name="x", reps=2))._repr_markdown_()
     assert "profiles" not in one and "at profile" not in one and "image rows: profile cpu" in one
 

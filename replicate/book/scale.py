@@ -37,7 +37,7 @@ VERDICT_SCOPE = {
               "seeds"),
 }
 
-__all__ = ["VERDICT_SCOPE", "FLOOR_LINK", "ScaleBox", "rows_text"]
+__all__ = ["VERDICT_SCOPE", "FLOOR_LINK", "ScaleBox", "rows_text", "setting_text"]
 
 
 def _span(values, fmt="{:,}") -> str:
@@ -60,6 +60,14 @@ def rows_text(rows) -> str:
                 f"{_span(r.epochs)} epochs, {_seeds(r.seeds)} ({r.n_runs} run{'s' if r.n_runs != 1 else ''}), "
                 f"{_span(r.n_train)} training, {_span(r.n_val)} validation and {_span(r.n_test)} test {r.unit}")
     return "; ".join(one(r) for r in rows)
+
+
+def setting_text(s) -> str:
+    """The main image runs of a :class:`~replicate.comparison.scale.Scale` in one phrase for a
+    chapter's prose, from the numbers of its box: "tiny_cnn (width=32) trained for 15 epochs on
+    15,000 CIFAR-10 (JPEG q75) images (profile cpu)"."""
+    return (f"{' and '.join(s.networks)} trained for {_span(s.epochs)} epochs on {s.n_train:,} {s.data} images "
+            f"(profile {s.profile})")
 
 
 def _title(s) -> str:
