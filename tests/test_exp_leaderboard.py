@@ -112,8 +112,24 @@ def test_summary_interval_is_the_student_t_interval():
     s = report.summarise_board(frame).iloc[0]
     lo, hi = stats.t.interval(0.95, 2, loc=7 / 3, scale=stats.sem([1.0, 2.0, 4.0]))
     assert (s["mean"], s["sd"], s["n"]) == (pytest.approx(7 / 3), pytest.approx(np.std([1, 2, 4], ddof=1)), 3)
-    assert (s["low"], s["high"]) == (pytest.approx(lo), pytest.approx(hi))
+    assert lo < 0 and (s["low"], s["high"], s["cut"]) == (0.0, pytest.approx(hi), "low")   # an ECE: cut at 0
+    far = frame.assign(value=frame["value"] + 10)
+    lo, hi = stats.t.interval(0.95, 2, loc=7 / 3 + 10, scale=stats.sem([1.0, 2.0, 4.0]))
+    assert tuple(report.summarise_board(far).iloc[0][["low", "high", "cut"]]) == (pytest.approx(lo), pytest.approx(hi), "")
     assert list(report.seed_values(frame, "ece", "none").a) == [1.0, 2.0, 4.0]
+
+
+def test_board_interval_of_a_small_ece_is_cut_at_zero_and_says_so():
+    """Issue #32, item 5: an ECE near 0 over three seeds; the t interval would reach below 0,
+    the summary and the board's note cut it at 0 (the upper end is the t interval's)."""
+    v = [0.1, 0.2, 1.5]
+    frame = pd.DataFrame({"method": "a", "seed": [1, 2, 3], "setting": "none", "metric": "ece", "value": v,
+                          "T": 1.0, "gamma": np.nan})
+    s = report.summarise_board(frame).iloc[0]
+    lo, hi = stats.t.interval(0.95, 2, loc=np.mean(v), scale=stats.sem(v))
+    assert lo < 0 and (s["low"], s["high"], s["cut"]) == (0.0, pytest.approx(hi), "low")
+    html = views.board_table(report.summarise_board(frame), "c", metrics=["ece"]).html
+    assert f"[0.00, {hi:.2f}] (cut at 0)" in str(html)
 
 
 # ----------------------------------------------------------------------------- paired tests and ranks
@@ -477,3 +493,35 @@ def test_the_agreement_and_rank_tables_are_headed_in_words():
                         "methods": ["x"], "note": [""]})
     html = views.words_table(tau, views.AGREEMENT_WORDS).to_html()
     assert notebook_checks.table_problems(html) == [] and "Kendall τ_b" in html and "0.0004" in html
+
+
+def test_the_agreement_sentence_counts_what_the_table_prints():
+    """Issue #32, item 5: the sentence under the agreement table is computed from the same rows
+    and the same printed values: an interval printed as [0.00, ...] is not "above zero", a
+    second reading of a printed AdaFocal is counted as such, and the rows named are those whose
+    printed interval lies on one side of 0 (read back from the HTML the table renders)."""
+    import re
+
+    tau = pd.DataFrame({
+        "paper": ["mukhoti2020", "ghosh2022", "ghosh2022", "tao2023", "liang2024", "komisarenko2024"],
+        "column": ["pre-T ECE", "pre-T ECE", "pre-T ECE", "pre-T ECE", "pre-T ECE", "post-TS"],
+        "reading": ["", "ours: Eq. 4", "ours: code", "", "", ""],
+        "label": ["M, pre", "G, pre (Eq. 4)", "G, pre (code)", "T, pre", "L, pre", "K, post"],
+        "n": [8, 6, 6, 7, 7, 2], "tau": [-0.21, 0.2, 0.2, 0.3, -0.49, np.nan],
+        "low": [-0.43, 0.0667, 0.0667, 0.004, -0.49, np.nan], "high": [-0.07, 0.33, 0.33, 0.5, -0.003, np.nan],
+        "p": [0.5] * 6, "methods": ["x"] * 6, "note": [""] * 5 + ["only 2 shared methods"]})
+    got = views.agreement_summary(tau)
+    shown = tau[["label", "n", "tau", "low", "high", "p", "methods", "note"]]
+    html = views.words_table(shown, views.AGREEMENT_WORDS).to_html()
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", html, re.S)[1:]]
+    printed = [(c[0], float(c[2]), float(c[3]), float(c[4])) for c in cells if c[2] != "–"]
+    assert got["n"] == len(printed) == 5
+    assert got["positive"] == sum(t > 0 for _, t, _, _ in printed) == 3
+    assert got["above_rows"] == [lab for lab, _, lo, _ in printed if lo > 0] == ["G, pre (Eq. 4)", "G, pre (code)"]
+    assert got["below_rows"] == [lab for lab, _, _, hi in printed if hi < 0] == ["M, pre"]   # -0.003 prints -0.00
+    assert got["readings"] == 1 and got["range"] == "-0.49 to 0.30"
+    s = got["sentence"]
+    assert s.startswith("Of the 5 rows with a τ (comparisons with at least three shared methods, 1 of them a second")
+    assert "3 have a positive τ" in s and "2 have a 95 % interval entirely above zero (G, pre (Eq. 4); G, pre (code))" in s
+    assert s.endswith("1 entirely below (M, pre).")
+    assert views.agreement_summary(tau.iloc[5:])["sentence"].startswith("No row has")

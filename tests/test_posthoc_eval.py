@@ -164,6 +164,25 @@ def test_posthoc_tips_give_the_t_interval_over_the_seeds():
     assert (cmp.posthoc_tips(cmp.posthoc_table(one, None, methods), one, methods) == "").all().all()
 
 
+def test_posthoc_tips_cut_the_t_interval_of_a_non_negative_metric_at_zero():
+    """Issue #32, item 5: a log-loss near 0 with a wide spread over three seeds: the t interval
+    would reach below 0; the tip shows it cut at 0 and says so, its upper end unchanged."""
+    from scipy import stats
+
+    runs = {("cross_entropy", s): FakeRun(s) for s in (1, 2, 3)}
+    ours = cmp.summarise_posthoc(cmp.evaluate_posthoc(runs, grid=[0.5, 1.0, 1.5, 2.0])).copy()
+    methods = cmp.resolve_methods(["cross_entropy"])
+    row = (ours["method"] == "cross_entropy") & (ours["posthoc"] == "fts") & (ours["select"] == "nll") \
+        & (ours["metric"] == "nll")
+    assert row.sum() == 1
+    ours.loc[row, ["mean", "std"]] = [0.05, 0.4]
+    tips = cmp.posthoc_tips(cmp.posthoc_table(ours, None, methods), ours, methods)
+    low, high = stats.t.interval(0.95, 2, loc=0.05, scale=0.4 / np.sqrt(3))
+    assert low < 0
+    assert tips.loc[("Cross Entropy", "+ FTS"), ("Log-loss", "ours")] == \
+        f"[0.00, {high:.2f}] (95 % interval over 3 seeds; cut at 0, the metric's range)"
+
+
 def test_figure8_lines_recover_a_straight_line_and_the_figures_draw():
     g = np.array([-0.5, 0.05, 0.5, 1.0, 5.0])
     paths = pd.DataFrame([(m, s, x, a + b * x + 0.01 * s) for m, a, b in (("fl1", 1.0, 0.3), ("fl3", 0.8, 0.2))

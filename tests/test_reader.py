@@ -212,7 +212,8 @@ class _Run:
                  kind="image", rng=0):
         g = np.random.default_rng(rng)
         self.config = type("C", (), {"profile": profile})()
-        self.resolved = {"kind": kind, "dataset": "cifar10", "model": "tiny_cnn", "model_params": {"width": 32},
+        self.data = {"name": "20 Newsgroups (by date)"} if kind == "text" else {}
+        self.resolved = {"kind": kind, "dataset": "20newsgroups" if kind == "text" else "cifar10", "model": "tiny_cnn", "model_params": {"width": 32},
                          "n_train": n_train, "n_val": 1000 if n_train else None, "data": {"val_size": 5000},
                          "train": {"epochs": epochs, "batch_size": 128, "augment": augment, "seed": seed,
                                    "precision": "float32"}}
@@ -262,6 +263,73 @@ def test_the_box_says_every_number_and_what_the_profile_can_decide():
                                         data_name="CIFAR-10", reps=5))._repr_markdown_()
     assert "profile gpu" in gpu and "augmented (random crop and flip)" in gpu
     assert scale_box.VERDICT_SCOPE["gpu"][0][:40] in gpu
+
+
+def test_the_box_names_each_kind_of_rows_with_its_own_profile():
+    """Issue #32, item 5: image rows at gpu and text rows at cpu, each said with its profile,
+    data, network, epochs, seeds, runs and split sizes; the title names both profiles."""
+    runs = {"image": {("ce", 1): _Run(profile="gpu", n_train=None, epochs=35, augment=True)},
+            "text": {("ce", 1): _Run(profile="cpu", kind="text", n=300), ("fl", 2): _Run(kind="text", n=300, seed=2)}}
+    s = scale.describe(runs, data_name="CIFAR-10", reps=2)
+    image, text = s.rows
+    assert (image.kind, image.profile, image.epochs, image.seeds, image.n_runs) == ("image", "gpu", (35,), (1,), 1)
+    assert (image.n_train, image.n_val, image.n_test, image.data) == ((45_000,), (5000,), (400,), ("CIFAR-10",))
+    assert (text.kind, text.profile, text.seeds, text.n_runs, text.n_test) == ("text", "cpu", (1, 2), 2, (300,))
+    assert text.unit == "documents" and s.profiles == ("gpu", "cpu")
+    md = scale_box.ScaleBox(s)._repr_markdown_()
+    assert md.startswith(":::{admonition} The scale of these experiments: profiles gpu (image rows) and cpu (text rows)")
+    assert ("image rows: profile gpu, CIFAR-10, tiny_cnn (width=32), 35 epochs, seed 1 (1 run), 45,000 training, "
+            "5,000 validation and 400 test images") in md
+    assert "text rows: profile cpu, 20 Newsgroups (by date), tiny_cnn (width=32), 20 epochs, seeds 1, 2 (2 runs)" in md
+    assert "300 test documents" in md and "The text rows, at profile cpu, can decide" in md
+    assert scale_box.setting_text(s) == "tiny_cnn (width=32) trained for 35 epochs on 45,000 CIFAR-10 images (profile gpu)"
+    one = scale_box.ScaleBox(scale.describe([_Run()], data_name="x", reps=2))._repr_markdown_()
+    assert "profiles" not in one and "at profile" not in one and "image rows: profile cpu" in one
+
+
+def test_the_mukhoti_box_says_what_its_gpu_image_and_cpu_text_runs_are_from_the_store():
+    """Issue #32, item 5: the Mukhoti chapter as the book shows it (image rows at gpu, text rows
+    at cpu), its box against the chapter's plan: per kind of rows, the profile, seeds, epochs and
+    network the plan's configurations resolve to, the test size of the profile, the runs
+    planned. Skipped when the store lacks those runs."""
+    import replicate as rp
+    from replicate.experiments import focal_loss
+    from replicate.profiles import get_profile
+
+    p = focal_loss.plan.plan("gpu", device="cpu", text_profile="cpu")
+    runs = rp.comparison.load_groups(p)
+    if not runs or set(runs) != {"image", "text"}:
+        pytest.skip("the run store lacks the Mukhoti chapter's gpu image runs or cpu text runs")
+    rows = {r.kind: r for r in scale.describe(runs, reps=2).rows}
+    assert set(rows) == {"image", "text"}
+    for kind, configs in p.groups.items():
+        resolved = [c.resolve() for c in configs.values()]
+        r, prof = rows[kind], get_profile(p.profiles.get(kind, p.profile))
+        assert r.profile == prof.name == {"image": "gpu", "text": "cpu"}[kind]
+        assert r.seeds == tuple(sorted({c.seed for c in configs.values()})) and r.n_runs == len(configs)
+        assert r.epochs == tuple(sorted({x["train"]["epochs"] for x in resolved}))
+        assert {n.split(" (")[0] for n in r.networks} == {x["model"] for x in resolved}
+        n_test = (prof.text if kind == "text" else {}).get("n_test", prof.n_test)
+        assert r.n_test == ((n_test or 10_000),)
+    assert rows["image"].networks[0].split(" (")[0] == rp.protocol.profile_network("gpu")
+    md = rp.book.scale.rows_text(scale.describe(runs, reps=2).rows)
+    assert "image rows: profile gpu" in md and "text rows: profile cpu, 20 Newsgroups" in md
+
+
+def test_the_training_size_of_20_newsgroups_is_the_official_archive_s():
+    """OFFICIAL_TRAIN's 20 Newsgroups entry counts the messages of the by-date training split
+    of the official archive (a real data directory; skipped on generated data)."""
+    import tarfile
+
+    from replicate import config
+
+    path = config.data_dir() / "20news-bydate.tar.gz"
+    from replicate.data import archives
+    if not path.exists() or archives.is_generated(config.data_dir()):
+        pytest.skip("no official 20 Newsgroups archive in the data directory")
+    with tarfile.open(path) as tf:
+        n = sum(m.isfile() and m.name.split("/")[0] == "20news-bydate-train" for m in tf.getmembers())
+    assert scale.OFFICIAL_TRAIN["20newsgroups"] == n
 
 
 # ----------------------------------------------------------------------------- page notes
@@ -393,6 +461,64 @@ def test_term_pattern_respects_case_and_word_edges():
     pattern, groups = glossary.term_pattern([glossary.Entry(("ECE",), "a"), glossary.Entry(("focal loss",), "b")])
     found = [m.group(0) for m in pattern.finditer("ece, AdaECE, ECE-sweep, |ECE|, Focal loss, focal losses, ECE.")]
     assert found == ["Focal loss", "ECE"]
+
+
+def _glossary():
+    from pathlib import Path
+
+    from replicate.book import glossary
+
+    text = (Path(__file__).resolve().parents[1] / "book" / "glossary.md").read_text()
+    found = glossary.markdown_entries(text)
+    entries = [glossary.Entry(names, str(i)) for i, (names, _) in enumerate(found)]
+    return found, entries, glossary.term_pattern(entries)[0]
+
+
+def test_glossary_markdown_entries_are_read_as_sphinx_reads_them():
+    from replicate.book import glossary
+
+    text = "x\n\n```{glossary}\nECE\nexpected calibration error\n  The error.\n  Binned.\n\nTS\n  Scaling.\n```\n"
+    assert glossary.markdown_entries(text) == [(("ECE", "expected calibration error"), "The error. Binned."),
+                                               (("TS",), "Scaling.")]
+    found, _, _ = _glossary()
+    assert len(found) > 60 and all(names and definition for names, definition in found)
+
+
+def test_every_term_a_verdict_uses_has_a_glossary_entry():
+    """Issue #32, item 5: the words of the claims' verdicts and their texts, derived from the code
+    that writes them, each have an entry: every verdict of the vocabulary (its own entry or
+    named in the entry "verdict"), every metric name the claims' texts use (the book's names and
+    every chapter's own METRIC_LABELS), every network of every profile, and the noise model
+    the rule text names."""
+    import importlib
+
+    from replicate import experiments
+    from replicate.claims import vocabulary
+    from replicate.comparison import noise
+    from replicate.comparison.report import names
+    from replicate.profiles import PROFILES
+
+    found, _, pattern = _glossary()
+    all_names = {n for names_, _ in found for n in names_}
+    verdict_text = next(d for names_, d in found if "verdict" in names_)
+    for v in vocabulary.VERDICTS:
+        assert v in all_names or v in verdict_text, f"verdict {v!r} has no glossary entry"
+    assert vocabulary.INCONCLUSIVE in all_names
+    labels = set(names().metrics.values())
+    for folder in experiments.CHAPTERS.values():
+        for part in ("claims", "report"):
+            module = importlib.import_module(f"replicate.experiments.{folder}.{part}")
+            labels |= set(getattr(module, "METRIC_LABELS", {}).values())
+    plain = {"test error", "accuracy", "T"}        # ordinary words, not terms of the book
+    for label in sorted(labels - plain):
+        assert pattern.search(label.split(" (")[0]), f"the claims' metric name {label!r} has no glossary entry"
+    networks = {m for p in PROFILES.values() for m in (p.model, *p.models, p.text_model)}
+    assert {"tiny_cnn", "resnet18", "resnet50", "text_cnn"} <= networks
+    for net in sorted(networks):
+        assert net in all_names, f"network {net!r} (a profile trains it) has no glossary entry"
+    rule = noise.rule_text()
+    used = {m.group(0) for m in pattern.finditer(rule)}
+    assert "two-level bootstrap" in used and "inconclusive" in used, used
 
 
 # ----------------------------------------------------------------------------- exercises that teach

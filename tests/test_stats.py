@@ -27,6 +27,31 @@ def test_seed_interval_matches_statsmodels():
         stats.seed_interval(v, 1.5)
 
 
+def test_seed_interval_of_a_non_negative_quantity_near_zero_stays_non_negative():
+    """Issue #32, item 5: three ECEs near 0 with a wide spread: the t interval (statsmodels)
+    reaches below 0; cut to (0, 100) its lower end is 0, its upper end the t interval's, and
+    ``cut`` says which end; the cut interval covers the true mean whenever the t one does."""
+    v = [0.1, 0.2, 1.5]
+    lo, hi = sm_stats.DescrStatsW(np.array(v)).tconfint_mean(alpha=0.05)
+    assert lo < 0
+    got = stats.seed_interval(v, 0.95, stats.metric_range("ece"))
+    assert (got["low"], got["high"], got["cut"]) == (0.0, pytest.approx(hi), "low")
+    near_top = stats.seed_interval([99.9, 99.5, 97.0], 0.95, stats.metric_range("auroc"))
+    assert near_top["high"] == 100.0 and near_top["cut"] == "high"
+    free = stats.seed_interval(v)              # no bounds: the plain t interval
+    assert free["low"] == pytest.approx(lo) and free["cut"] == ""
+    assert stats.seed_interval([2.0, 2.1, 2.2], 0.95, (0, 100))["cut"] == ""
+    assert stats.metric_range("nll") == (0.0, math.inf) and stats.metric_range("mce") == (0.0, 100.0)
+    rng = np.random.default_rng(0)     # coverage: the true mean 0.3 >= 0, so cutting never loses it
+    for _ in range(200):
+        x = np.abs(rng.normal(0.3, 0.5, size=3))
+        t, c = stats.seed_interval(x), stats.seed_interval(x, 0.95, (0, 100))
+        assert (t["low"] <= x.mean() <= t["high"]) == (c["low"] <= x.mean() <= c["high"])
+        assert c["low"] >= 0
+    with pytest.raises(ValueError, match="bounds"):
+        stats.seed_interval(v, 0.95, (1.0, 0.0))
+
+
 def test_paired_comparison_is_a_one_sample_t_test_of_the_differences():
     a, b = np.array([3.1, 2.7, 3.5, 2.9]), np.array([2.0, 2.2, 2.4, 2.5])
     got = stats.paired_comparison(a, b)

@@ -29,7 +29,7 @@ SKIP_NODES = ("title", "subtitle", "literal", "literal_block", "math", "math_blo
 #: Classes of inline nodes whose text is never linked (numbers pasted by glue).
 SKIP_CLASSES = ("pasted-text", "pasted-inline", "glossary-link", "admonition-title")
 
-__all__ = ["GLOSSARY_DOC", "Entry", "entries_of", "term_pattern", "link_first_uses"]
+__all__ = ["GLOSSARY_DOC", "Entry", "entries_of", "markdown_entries", "term_pattern", "link_first_uses"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,27 @@ def entries_of(doctree) -> list[Entry]:
         names = tuple(t.astext().strip() for t in terms if t.astext().strip())
         if names and ids:
             out.append(Entry(names, ids[0]))
+    return out
+
+
+def markdown_entries(text: str) -> list[tuple[tuple[str, ...], str]]:
+    """The entries of a glossary page's MyST source (``book/glossary.md``) without Sphinx:
+    ``(names, definition)`` per entry of every ```` ```{glossary} ```` block, the names its
+    unindented term lines, the definition its indented lines joined."""
+    out: list[tuple[tuple[str, ...], str]] = []
+    for block in re.findall(r"```\{glossary\}\n(.*?)```", text, re.S):
+        names: list[str] = []
+        body: list[str] = []
+        for line in block.splitlines() + [""]:
+            if line.strip() and not line[0].isspace():
+                if body:
+                    out.append((tuple(names), " ".join(body)))
+                    names, body = [], []
+                names.append(line.strip())
+            elif line.strip():
+                body.append(line.strip())
+        if names:
+            out.append((tuple(names), " ".join(body)))
     return out
 
 

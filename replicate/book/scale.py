@@ -8,7 +8,11 @@ from the chapter's runs by :func:`replicate.comparison.scale.describe`. :class:`
 admonition (``text/markdown``, for ``{glue:md}`` at the top of the chapter) and as HTML
 (``text/html``, for the cross-page ``{glue:any}`` of the book's introduction); what a profile
 can and cannot decide is :data:`VERDICT_SCOPE`, one entry per profile, so a chapter
-rendered at ``gpu`` says so with its own numbers.
+rendered at ``gpu`` says so with its own numbers. Every run the chapter shows, of every group
+and kind, is said per kind of rows with its own profile, data, network, epochs, seeds and split
+sizes (:func:`rows_text` of :attr:`Scale.rows <replicate.comparison.scale.Scale>`): a chapter
+that shows its image rows at ``gpu`` and its text rows at ``cpu`` names both profiles in its
+title and says what each can decide.
 """
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ VERDICT_SCOPE = {
               "seeds"),
 }
 
-__all__ = ["VERDICT_SCOPE", "FLOOR_LINK", "ScaleBox"]
+__all__ = ["VERDICT_SCOPE", "FLOOR_LINK", "ScaleBox", "rows_text", "setting_text"]
 
 
 def _span(values, fmt="{:,}") -> str:
@@ -41,6 +45,39 @@ def _span(values, fmt="{:,}") -> str:
     return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}-{fmt.format(hi)}"
 
 
+
+
+def _seeds(seeds) -> str:
+    return f"seed{'s' if len(seeds) != 1 else ''} {', '.join(map(str, seeds))}"
+
+
+def rows_text(rows) -> str:
+    """What every kind of the chapter's rows rests on, one clause per
+    :class:`replicate.comparison.scale.Rows`: "image rows: profile gpu, CIFAR-10, resnet18,
+    30 epochs, seed 1 (11 runs), 45,000 training, 5,000 validation and 10,000 test images"."""
+    def one(r) -> str:
+        return (f"{r.kind} rows: profile {r.profile}, {', '.join(r.data)}, {', '.join(r.networks)}, "
+                f"{_span(r.epochs)} epochs, {_seeds(r.seeds)} ({r.n_runs} run{'s' if r.n_runs != 1 else ''}), "
+                f"{_span(r.n_train)} training, {_span(r.n_val)} validation and {_span(r.n_test)} test {r.unit}")
+    return "; ".join(one(r) for r in rows)
+
+
+def setting_text(s) -> str:
+    """The main image runs of a :class:`~replicate.comparison.scale.Scale` in one phrase for a
+    chapter's prose, from the numbers of its box: "tiny_cnn (width=32) trained for 15 epochs on
+    15,000 CIFAR-10 (JPEG q75) images (profile cpu)"."""
+    return (f"{' and '.join(s.networks)} trained for {_span(s.epochs)} epochs on {s.n_train:,} {s.data} images "
+            f"(profile {s.profile})")
+
+
+def _title(s) -> str:
+    rows = getattr(s, "rows", ())
+    profiles = list(dict.fromkeys(r.profile for r in rows)) or [s.profile]
+    if len(profiles) == 1:
+        return f"The scale of these experiments: profile {profiles[0]}"
+    per = {p: [r.kind for r in rows if r.profile == p] for p in profiles}
+    return ("The scale of these experiments: profiles "
+            + " and ".join(f"{p} ({' and '.join(dict.fromkeys(k))} rows)" for p, k in per.items()))
 
 
 # ----------------------------------------------------------------------------- the box
@@ -51,9 +88,11 @@ def _items(s, link: str | None) -> tuple[str, list[tuple[str, str]]]:
     epochs = _span(s.epochs)
     steps = _span(s.steps)
     seeds = ", ".join(map(str, s.seeds))
-    title = f"The scale of these experiments: profile {s.profile}"
+    title = _title(s)
+    mixed = len({r.kind for r in getattr(s, "rows", ())}) > 1
     items = [
-        ("Data", f"{s.data}: {s.n_train:,} training images, {s.n_val:,} validation images and "
+        ("Data", f"{'image rows: ' if mixed else ''}"
+                 f"{s.data}: {s.n_train:,} training images, {s.n_val:,} validation images and "
                  f"{s.n_test:,} test images" + ("" if papers else
                                                  f" (the papers train on {s.paper_n_train:,} images)")),
         ("Training", f"{', '.join(s.networks)}; {epochs} epochs of batch {s.batch_size}, {steps} SGD steps"
@@ -61,14 +100,20 @@ def _items(s, link: str | None) -> tuple[str, list[tuple[str, str]]]:
                      + "; " + ("training images augmented (random crop and flip)" if s.augment
                                else "no augmentation (the papers crop and flip)")
                      + (f"; {s.precision}" if s.precision != "float32" else "")),
-        ("Runs", f"{s.n_runs} run{'s' if s.n_runs != 1 else ''}, seed{'s' if len(s.seeds) != 1 else ''} {seeds}; "
+        ("Runs of the main image tables" if getattr(s, "rows", ()) else "Runs", f"{s.n_runs} run{'s' if s.n_runs != 1 else ''}, seed{'s' if len(s.seeds) != 1 else ''} {seeds}; "
                  f"test error {_span([s.error[0], s.error[1]], '{:.1f}')} %"),
-        ("Noise floor", f"a perfectly calibrated model with these runs' test confidences would show an ECE of "
+        *([("Every run the chapter shows", rows_text(s.rows))] if getattr(s, "rows", ()) else []),
+        ("Noise floor", f"a perfectly calibrated model with these {'image ' if mixed else ''}runs' test confidences would show an ECE of "
                         f"{s.floor_text} % on {s.n_test:,} test images (15 equal-width bins; mean of "
                         f"{s.floor_reps} simulated test sets per run" + (f"; see {link}" if link else "") + ")"),
         ("This scale can decide", can),
         ("It cannot decide", cannot),
     ]
+    for prof in dict.fromkeys(r.profile for r in getattr(s, "rows", ()) if r.profile != s.profile):
+        kinds = " and ".join(dict.fromkeys(r.kind for r in s.rows if r.profile == prof))
+        other = VERDICT_SCOPE.get(prof, VERDICT_SCOPE["paper"])
+        items.append((f"The {kinds} rows, at profile {prof}, can decide",
+                      other[0]))
     return title, items
 
 

@@ -41,12 +41,14 @@ from ..synthetic import as_generator, estimator_study
 
 #: Training images of the official training split, for runs that train on all of it
 #: (``n_train`` None): the validation images are taken out of these.
-OFFICIAL_TRAIN = {"cifar10": 50_000, "cifar100": 50_000, "svhn": 73_257, "tiny_imagenet": 100_000}
+OFFICIAL_TRAIN = {"cifar10": 50_000, "cifar100": 50_000, "svhn": 73_257, "tiny_imagenet": 100_000,
+                  "20newsgroups": 11_314}
 #: Simulated test sets per run for the noise floor.
 FLOOR_REPS = 100
 N_BINS = 15
 
-__all__ = ["OFFICIAL_TRAIN", "CalibratedTwin", "calibrated_ece", "clt_floor", "Scale", "data_name", "describe"]
+__all__ = ["OFFICIAL_TRAIN", "CalibratedTwin", "calibrated_ece", "clt_floor", "Rows", "Scale", "data_name",
+           "describe", "describe_rows"]
 
 
 # ----------------------------------------------------------------------------- noise floor
@@ -143,6 +145,12 @@ class Scale:
     paper_n_train: int
     paper_epochs: int
     paper_steps: int
+    rows: tuple = ()
+
+    @property
+    def profiles(self) -> tuple[str, ...]:
+        """Every profile of :attr:`rows` (the image rows' first), else :attr:`profile`."""
+        return tuple(dict.fromkeys([self.profile, *(r.profile for r in self.rows)]))
 
     @property
     def floor_text(self) -> str:
@@ -175,12 +183,74 @@ def data_name(run) -> str:
 _recorded_name = data_name
 
 
+def _every_run(runs) -> list:
+    """Every run of ``runs``: a mapping of runs, of such mappings (groups), or a sequence."""
+    values = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
+    every = [r for v in values for r in (_every_run(v) if isinstance(v, Mapping) else [v])]
+    return list({getattr(r, "key", None) or id(r): r for r in every}.values())      # a run shown twice is one
+
+
+@dataclass(frozen=True)
+class Rows:
+    """What one kind of a chapter's rows rests on (:func:`describe_rows`): the ``kind`` of data
+    (image, text), the ``profile`` its runs were trained at, the data copies, networks, epochs,
+    seeds and number of runs, and the sizes of the training, validation and test splits
+    (images or documents)."""
+
+    kind: str
+    profile: str
+    data: tuple[str, ...]
+    networks: tuple[str, ...]
+    epochs: tuple[int, ...]
+    seeds: tuple[int, ...]
+    n_runs: int
+    n_train: tuple[int, ...]
+    n_val: tuple[int, ...]
+    n_test: tuple[int, ...]
+
+    @property
+    def unit(self) -> str:
+        return "documents" if self.kind == "text" else "images"
+
+
+def _n_val(resolved: dict) -> int:
+    asked, held = resolved.get("n_val"), resolved.get("data", {}).get("val_size")
+    return int(min(x for x in (asked, held) if x) if (asked or held) else 0)
+
+
+def describe_rows(runs, data_name: str | None = None) -> tuple[Rows, ...]:
+    """One :class:`Rows` per kind of data and profile of every run of ``runs`` (every group:
+    a chapter may show its image rows at one profile and its text rows at another), image rows
+    first. ``data_name`` names the image rows' data (else each run's recorded copy). The test
+    size is that of the run's test logits; the training size as in :class:`Scale`; the
+    validation size the smaller of the planned ``n_val`` and the split's ``val_size``."""
+    every = _every_run(runs)
+    if not every:
+        raise ValueError("runs must hold at least one run")
+    kinds: dict = {}
+    for r in every:
+        kinds.setdefault((r.resolved.get("kind", "image"), r.config.profile), []).append(r)
+    out = []
+    for (kind, profile), chosen in sorted(kinds.items(), key=lambda kv: (kv[0][0] != "image", kv[0])):
+        res = [r.resolved for r in chosen]
+        names = sorted({data_name if data_name and kind == "image" else _recorded_name(r) for r in chosen})
+        out.append(Rows(kind=kind, profile=profile, data=tuple(names),
+                        networks=tuple(sorted({_network(x) for x in res})),
+                        epochs=tuple(sorted({int(x["train"]["epochs"]) for x in res})),
+                        seeds=tuple(sorted({int(x["train"]["seed"]) for x in res})), n_runs=len(chosen),
+                        n_train=tuple(sorted({_n_train(x) for x in res})),
+                        n_val=tuple(sorted({_n_val(x) for x in res})),
+                        n_test=tuple(sorted({len(r.logits("test")[1]) for r in chosen}))))
+    return tuple(out)
+
+
 def describe(runs, data_name: str | None = None, reps: int = FLOOR_REPS, rng=0) -> Scale:
     """The :class:`Scale` of the image runs of ``runs`` (see :func:`_runs`): profile, data
     (``data_name``, else the runs' recorded data copy), networks, seeds, split sizes, epochs,
     SGD steps (``epochs * ceil(n_train / batch)``), augmentation, precision, the range of
     test errors, and the range over runs of the noise floor (:func:`calibrated_ece`). The
-    papers' training-set size, epochs and steps come from the ``paper`` profile."""
+    papers' training-set size, epochs and steps come from the ``paper`` profile; ``rows``
+    describes every run of ``runs``, of every group and kind (:func:`describe_rows`)."""
     chosen = _runs(runs)
     profiles = sorted({r.config.profile for r in chosen})
     if len(profiles) != 1:
@@ -209,4 +279,4 @@ def describe(runs, data_name: str | None = None, reps: int = FLOOR_REPS, rng=0) 
         augment=all(bool(t["augment"]) for t in train), precision=str(train[0].get("precision", "float32")),
         error=(min(errors), max(errors)), floor=(min(floors), max(floors)), floor_reps=reps,
         paper_n_train=paper_train, paper_epochs=paper.epochs,
-        paper_steps=paper.epochs * math.ceil(paper_train / paper.batch_size))
+        paper_steps=paper.epochs * math.ceil(paper_train / paper.batch_size), rows=describe_rows(runs, data_name))

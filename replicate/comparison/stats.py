@@ -2,7 +2,8 @@
 
 Used by the leaderboard (and any chapter with several seeds):
 
-- :func:`seed_interval` -- mean, sample standard deviation and a t interval over seeds;
+- :func:`seed_interval` -- mean, sample standard deviation and a t interval over seeds, cut
+  to the range the quantity can take (:func:`metric_range`);
 - :func:`paired_comparison` -- a paired t-test over seeds (the same seeds, hence the same
   initialisation and data order, for both methods) with its assumptions spelled out;
 - :func:`seeds_needed` -- how many seeds a paired t-test needs to detect a difference of a
@@ -43,16 +44,46 @@ def _level(level: float) -> float:
     return float(level)
 
 
-def seed_interval(values, level: float = 0.95) -> dict:
-    """``{"mean", "sd", "n", "low", "high"}``: the mean over seeds with a Student-t interval
-    at ``level`` (``low``/``high`` NaN with one seed; ``sd`` the sample standard deviation)."""
+#: The range each metric of the tables can take (percent scales; NLL and Brier score x100):
+#: a t interval of a metric's mean is cut to it (:func:`seed_interval`, ``bounds``).
+METRIC_RANGE = {"error": (0.0, 100.0), "accuracy": (0.0, 100.0), "auroc": (0.0, 100.0), "nll": (0.0, math.inf),
+                "brier": (0.0, 200.0), "T": (0.0, math.inf)}
+#: The range of every other metric (the ECE family, MCE, smooth ECE: percent, never negative).
+PERCENT_RANGE = (0.0, 100.0)
+
+
+def metric_range(metric: str) -> tuple[float, float]:
+    """The range ``metric`` can take (:data:`METRIC_RANGE`, else :data:`PERCENT_RANGE`)."""
+    return METRIC_RANGE.get(metric, PERCENT_RANGE)
+
+
+def seed_interval(values, level: float = 0.95, bounds: tuple[float, float] | None = None) -> dict:
+    """``{"mean", "sd", "n", "low", "high", "cut"}``: the mean over seeds with a Student-t
+    interval at ``level`` (``low``/``high`` NaN with one seed; ``sd`` the sample standard
+    deviation). ``bounds`` (low, high): the range the quantity can take (e.g. ``(0, 100)`` for
+    an ECE in percent, :func:`metric_range`); the t interval is cut to it, and ``cut`` names
+    the ends that were cut ("" when none). A t interval is symmetric about the mean, so with
+    few seeds that of a small non-negative quantity reaches below 0; the mean lies in the
+    range, so the cut interval covers it whenever the t interval does (the same coverage).
+
+    Example
+    -------
+    >>> r = seed_interval([0.2, 0.3, 1.4], bounds=(0, 100))
+    >>> r["low"], r["cut"]
+    (0.0, 'low')
+    """
     v, level = _vector(values, "values"), _level(level)
     n, mean = v.size, float(v.mean())
     if n < 2:
-        return {"mean": mean, "sd": math.nan, "n": n, "low": math.nan, "high": math.nan}
+        return {"mean": mean, "sd": math.nan, "n": n, "low": math.nan, "high": math.nan, "cut": ""}
     sd = float(v.std(ddof=1))
     half = _st.t.ppf(0.5 + level / 2, n - 1) * sd / math.sqrt(n)
-    return {"mean": mean, "sd": sd, "n": n, "low": mean - half, "high": mean + half}
+    low, high = mean - half, mean + half
+    lo, hi = bounds if bounds is not None else (-math.inf, math.inf)
+    if not lo <= hi:
+        raise ValueError(f"bounds must be (low, high) with low <= high; got {bounds!r}")
+    cut = " and ".join(end for end, out in (("low", low < lo), ("high", high > hi)) if out)
+    return {"mean": mean, "sd": sd, "n": n, "low": max(low, lo), "high": min(high, hi), "cut": cut}
 
 
 def paired_comparison(a, b, level: float = 0.95) -> dict:

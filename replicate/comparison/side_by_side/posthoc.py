@@ -161,10 +161,14 @@ def fts_caption(metric: str, select: str, grid, source: str) -> str:
 def posthoc_tips(table: pd.DataFrame, ours: pd.DataFrame, methods, metrics=("accuracy", "nll", "adaece"),
                  link: str = "intended") -> pd.DataFrame:
     """Hover texts for :func:`posthoc_table`'s ``table`` (same shape): each of our cells gets
-    the 95 % Student-t interval of its mean over the seeds, mean ± t(0.975, n-1) sd / sqrt(n)
+    the 95 % Student-t interval of its mean over the seeds, mean ± t(0.975, n-1) sd / sqrt(n),
+    cut to the range the metric can take (an NLL or AdaECE never below 0:
+    :func:`replicate.comparison.stats.seed_interval`, saying so where it is cut)
     ("[low, high] (95 % interval over n seeds)"); other cells, and cells of one seed, none.
     ``ours``: the :func:`summarise_posthoc` frame the table shows."""
     from scipy import stats
+
+    from ..stats import metric_range
 
     tips = pd.DataFrame("", index=table.index, columns=table.columns)
     for m, setting, name, metric, sel, head, digits in _table_cells(methods, metrics):
@@ -173,8 +177,12 @@ def posthoc_tips(table: pd.DataFrame, ours: pd.DataFrame, methods, metrics=("acc
         if math.isnan(mean) or math.isnan(sd) or math.isnan(n) or n < 2:
             continue
         half = stats.t.ppf(0.975, int(n) - 1) * sd / math.sqrt(n)
-        tips.loc[(m.label, name), (head, "ours")] = \
-            f"[{mean - half:.{digits}f}, {mean + half:.{digits}f}] (95 % interval over {int(n)} seeds)"
+        lo, hi = metric_range(metric)
+        low, high = max(mean - half, lo), min(mean + half, hi)
+        cut = [f"{b:g}" for b, out in ((lo, mean - half < lo), (hi, mean + half > hi)) if out]
+        tips.loc[(m.label, name), (head, "ours")] = (
+            f"[{low:.{digits}f}, {high:.{digits}f}] (95 % interval over {int(n)} seeds"
+            + (f"; cut at {' and '.join(cut)}, the metric's range" if cut else "") + ")")
     return tips
 
 

@@ -167,13 +167,15 @@ def evaluate_board(cal: dict, metrics=tuple(BOARD_METRICS)) -> pd.DataFrame:
 
 def summarise_board(frame: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """Per ``method, setting, metric``: ``mean``, ``sd`` (sample, over seeds), ``n`` seeds and the
-    Student-t interval ``low``/``high`` at ``level`` (:func:`replicate.comparison.stats.seed_interval`;
-    NaN with one seed), the mean ``T`` and the ``gammas`` chosen (one per seed)."""
+    Student-t interval ``low``/``high`` at ``level``, cut to the range the metric can take
+    (:func:`replicate.comparison.stats.seed_interval` with :func:`~replicate.comparison.stats.metric_range`:
+    an ECE's interval never reaches below 0; ``cut`` names the ends cut; NaN with one seed),
+    the mean ``T`` and the ``gammas`` chosen (one per seed)."""
     rows = []
     for (method, setting, metric), g in frame.groupby(["method", "setting", "metric"], sort=False):
         v = g["value"].dropna()
-        ci = stats.seed_interval(v, level) if len(v) else {"mean": math.nan, "sd": math.nan, "n": 0,
-                                                             "low": math.nan, "high": math.nan}
+        ci = stats.seed_interval(v, level, stats.metric_range(metric)) if len(v) else {
+            "mean": math.nan, "sd": math.nan, "n": 0, "low": math.nan, "high": math.nan, "cut": ""}
         rows.append({"method": method, "setting": setting, "metric": metric, **ci, "T": float(g["T"].mean()),
                      "gammas": ", ".join(f"{x:g}" for x in g["gamma"].dropna())})
     return pd.DataFrame(rows)

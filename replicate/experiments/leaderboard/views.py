@@ -26,7 +26,8 @@ def _fmt(x: float, digits: int = 2) -> str:
 def board_table(summary: pd.DataFrame, caption: str, labels: dict | None = None, metrics=None, digits: int = 2):
     """The leaderboard as a sortable HTML table (:func:`replicate.book.tables.sortable_table`):
     one row per method and post-hoc setting, one column per metric with "mean ± sd" over seeds
-    and the 95 % t interval below it (sorted by the mean); ``T`` and ``gamma_ev`` are the mean
+    and the 95 % t interval below it, cut to the metric's range where it reaches beyond ("cut at
+    0": the mean of a non-negative metric is never below 0; sorted by the mean); ``T`` and ``gamma_ev`` are the mean
     temperature and the gammas chosen per seed. ``summary`` is the report's ``summary``
     (:func:`.report.summarise_board`); ``labels`` maps method keys to names; rows come in the
     order of ``summary``. ``caption`` should say profile, data, network, seeds."""
@@ -50,7 +51,9 @@ def board_table(summary: pd.DataFrame, caption: str, labels: dict | None = None,
             sd = f" ± {_fmt(r['sd'], digits)}" if math.isfinite(r["sd"]) else ""
             row[col], key[col] = _fmt(r["mean"], digits) + sd, r["mean"]
             if math.isfinite(r["low"]):
-                note[col] = f"[{_fmt(r['low'], digits)}, {_fmt(r['high'], digits)}]"
+                ends = [f"{r[e]:g}" for e in ("low", "high") if e in str(r.get("cut") or "")]
+                note[col] = f"[{_fmt(r['low'], digits)}, {_fmt(r['high'], digits)}]" + (
+                    f" (cut at {' and '.join(ends)})" if ends else "")
         cells.append(row), keys.append(key), notes.append(note)
     cells, keys, notes = pd.DataFrame(cells), pd.DataFrame(keys), pd.DataFrame(notes, index=range(len(cells)))
     titles = {BOARD_METRICS[m][0]: BOARD_METRICS[m][1] + (" - higher is better" if m in HIGHER_IS_BETTER else "")
@@ -225,13 +228,40 @@ def words_table(frame: pd.DataFrame, words: dict, caption: str = "", digits: int
     return s.set_caption(caption) if caption else s
 
 
-def agreement_summary(table: pd.DataFrame) -> dict:
-    """Counts for the prose from the report's ``agreement``: comparisons, how many have a
-    positive tau, how many have an interval above (below) 0, and the range of tau."""
+def _shown(x: float, digits: int) -> float:
+    """``x`` as :func:`words_table` prints it with ``digits`` decimals (NaN stays NaN)."""
+    return float(f"{x:.{digits}f}") if math.isfinite(x) else math.nan
+
+
+def agreement_summary(table: pd.DataFrame, digits: int = 2) -> dict:
+    """Counts and one sentence for the prose, from the agreement table the chapter shows (the
+    report's ``agreement`` with a ``label`` column, as :func:`words_table` prints it): the rows
+    with a tau (at least three shared methods), how many have a positive tau, how many have a
+    95 % interval entirely above (below) 0, naming them, and the range of tau. The counts read
+    ``tau``, ``low`` and ``high`` rounded to the ``digits`` the table prints, so the sentence
+    says what a reader counts in the table (an interval printed as "0.00" is not above zero).
+    A paper's printed AdaFocal read as each of our two rules gives one row per reading; the
+    sentence counts rows, and says how many are such second readings."""
     t = table.dropna(subset=["tau"])
-    return {"n": len(t), "positive": int((t.tau > 0).sum()), "above_zero": int((t.low > 0).sum()),
-            "below_zero": int((t.high < 0).sum()),
-            "range": f"{t.tau.min():.2f} to {t.tau.max():.2f}" if len(t) else "not available"}
+    tau = t["tau"].map(lambda x: _shown(x, digits))
+    low, high = (t[c].map(lambda x: _shown(x, digits)) for c in ("low", "high"))
+    labels = t["label"] if "label" in t else pd.Series([f"row {i + 1}" for i in range(len(t))], index=t.index)
+    above, below = list(labels[low > 0]), list(labels[high < 0])
+    readings = int(t.duplicated(subset=[c for c in ("paper", "column") if c in t]).sum()) if "paper" in t else 0
+    rng = f"{tau.min():.{digits}f} to {tau.max():.{digits}f}" if len(t) else "not available"
+
+    def rows(names):
+        return f" ({'; '.join(names)})" if names else ""
+
+    n = len(t)
+    second = (f", {readings} of them a second reading of a printed AdaFocal" if readings else "")
+    sentence = (f"Of the {n} rows with a τ (comparisons with at least three shared methods{second}), "
+                f"{int((tau > 0).sum())} have a positive τ, and τ ranges from {rng}; {len(above)} "
+                f"ha{'s' if len(above) == 1 else 've'} a 95 % interval entirely above zero{rows(above)} and "
+                f"{len(below)} entirely below{rows(below)}.") if n else \
+        "No row has three or more shared methods, so no τ is computed."
+    return {"n": n, "positive": int((tau > 0).sum()), "above_zero": len(above), "below_zero": len(below),
+            "above_rows": above, "below_rows": below, "readings": readings, "range": rng, "sentence": sentence}
 
 
 def claims_frame(logs: dict) -> pd.DataFrame:
