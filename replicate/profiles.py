@@ -95,6 +95,41 @@ class Protocol:
     loop reads (:class:`Profile` and :class:`replicate.training.TrainSettings` both extend
     it). The defaults are the papers' protocol as the authors' code runs it.
 
+    Parameters
+    ----------
+    epochs : int
+        Training epochs, ``>= 1`` (default 350).
+    batch_size : int
+        Mini-batch size (default 128).
+    optimizer : {"sgd", "adam"}
+        The optimiser (default ``"sgd"``; SGD without Nesterov).
+    lr : float
+        Initial learning rate (default 0.1).
+    momentum : float
+        SGD momentum (default 0.9).
+    weight_decay : float
+        L2 weight decay (default 5e-4).
+    milestones : tuple of float
+        Learning-rate decay points as fractions of ``epochs`` (default ``(150/350, 250/350)``,
+        the papers' epochs 150 and 250 of 350).
+    lr_decay : float
+        Factor applied to the learning rate at each milestone (default 0.1).
+    lr_step_at_epoch_start : bool
+        True steps the scheduler at the start of each epoch, so that each decay lands one
+        epoch early, as Mukhoti et al.'s loop does (default False).
+    clip_grad_norm : float or None
+        Gradient-norm clipping threshold; None: no clipping (default 2.0).
+    augment : bool
+        Random crop with 4-pixel zero padding and horizontal flips of the training images
+        (default True).
+    select : {"last", "best_val_accuracy"}
+        Which epoch's model is evaluated: the last (default) or the one with the best
+        validation accuracy.
+    eval_every_epoch : bool
+        True records train, validation and test metrics after every epoch (default False).
+    precision : {"float32", "bf16"}
+        Training in float32 (default) or under bf16 autocast.
+
     Example
     -------
     >>> from replicate.profiles import Protocol
@@ -123,6 +158,29 @@ class Protocol:
 class Profile(Protocol):
     """One profile: data sizes, network and the protocol's fields (see the module docstring).
 
+    Parameters
+    ----------
+    epochs, batch_size, optimizer, lr, momentum, weight_decay, milestones, lr_decay, lr_step_at_epoch_start, clip_grad_norm, augment, select, eval_every_epoch, precision
+        The training protocol, as :class:`Protocol` (``epochs`` has no default here).
+    name : str
+        The profile's name (``"smoke"``, ``"cpu"``, ``"gpu"``, ``"paper"``).
+    purpose : str
+        What the profile is for, one line.
+    n_train, n_val, n_test : int or None
+        Training, validation and test images; None: all of the split.
+    model : str
+        The default image network (a name of :mod:`replicate.models`).
+    models : tuple of str
+        The image networks a chapter sweeps at this profile.
+    model_params : dict
+        Keywords of the default image network (default none).
+    text_model : str
+        The network for text data sets (default ``"text_cnn"``).
+    seeds : tuple of int
+        The torch seeds a chapter averages over (default ``(1,)``).
+    text : dict
+        Settings that replace the image ones for text data sets (:meth:`settings`); default none.
+
     Example
     -------
     >>> from replicate.profiles import get_profile
@@ -145,11 +203,19 @@ class Profile(Protocol):
     text: dict = field(default_factory=dict)
 
     def settings(self, kind: str = "image") -> dict:
-        """The training settings for a data set of ``kind`` ("image" or "text").
+        """The training settings for a data set of ``kind``.
 
-        Returns a plain dict of every field except ``name``, ``purpose``, ``models``,
-        ``seeds`` and ``text``, with the ``text`` overrides applied when ``kind == "text"``
-        (``model`` is then the text network, with no ``model_params``).
+        Parameters
+        ----------
+        kind : {"image", "text"}
+            The kind of data set (default ``"image"``).
+
+        Returns
+        -------
+        dict
+            A plain dict of every field except ``name``, ``purpose``, ``models``,
+            ``seeds`` and ``text``, with the ``text`` overrides applied when ``kind ==
+            "text"`` (``model`` is then the text network, with no ``model_params``).
         """
         if kind not in ("image", "text"):
             raise ValueError(f"kind must be 'image' or 'text', got {kind!r}")
@@ -216,6 +282,11 @@ PROFILES: dict[str, Profile] = {
 def get_profile(name: str | Profile) -> Profile:
     """The profile called ``name`` (a :class:`Profile` passes through); ValueError lists the names.
 
+    Parameters
+    ----------
+    name : str or Profile
+        One of ``"smoke"``, ``"cpu"``, ``"gpu"``, ``"paper"``, or a profile.
+
     Example
     -------
     >>> from replicate.profiles import get_profile
@@ -236,6 +307,21 @@ def decayed_from(milestones, epochs: int, lr_step_at_epoch_start: bool = False) 
     after each epoch first uses the decayed rate in 1-based epoch ``m + 1`` (Mukhoti et
     al.: "0.1 for the first 150 epochs"), Mukhoti's loop, stepping at epoch start, in
     epoch ``m`` (see :mod:`replicate.training.schedule`).
+
+    Parameters
+    ----------
+    milestones : sequence of float
+        Decay points as fractions of ``epochs``, in (0, 1].
+    epochs : int
+        The run's length in epochs.
+    lr_step_at_epoch_start : bool
+        True for Mukhoti et al.'s loop, which steps the scheduler at the start of each epoch
+        (each decay one epoch early); default False.
+
+    Returns
+    -------
+    tuple of int
+        One 1-based epoch per milestone that falls within the run.
 
     Example
     -------
@@ -270,6 +356,12 @@ def describe(*names: str):
     column; ``describe("cpu").to_markdown()`` needs the optional ``tabulate`` package,
     :func:`markdown` does not.
 
+    Parameters
+    ----------
+    *names : str
+        Profile names (``"smoke"``, ``"cpu"``, ``"gpu"``, ``"paper"``), one column each, in
+        this order; none: all four.
+
     Example
     -------
     >>> from replicate.profiles import describe
@@ -292,6 +384,12 @@ def describe_table(*names: str):
     """:func:`describe` as the chapters show it: each setting's name is shown as code (the
     name a reader passes, e.g. ``n_train``), no pandas index (issue #32, item 1).
 
+    Parameters
+    ----------
+    *names : str
+        Profile names (``"smoke"``, ``"cpu"``, ``"gpu"``, ``"paper"``), one column each, in
+        this order; none: all four.
+
     Example
     -------
     >>> from replicate.profiles import describe_table
@@ -307,6 +405,12 @@ def describe_table(*names: str):
 
 def markdown(*names: str) -> str:
     """:func:`describe` as a GitHub-flavoured markdown table (no extra dependency).
+
+    Parameters
+    ----------
+    *names : str
+        Profile names (``"smoke"``, ``"cpu"``, ``"gpu"``, ``"paper"``), one column each, in
+        this order; none: all four.
 
     Example
     -------

@@ -10,6 +10,11 @@ lean install.
   test oracles. So the losses, metrics, post-hoc calibration, theory functions, the run store
   and the profiles work for someone who installed the package without any extra, and the
   examples printed in the book are what they compute.
+* The run store's examples (:mod:`replicate.runs`) run on a temporary store: the child
+  process's ``REPLICATE_RESULTS`` and ``REPLICATE_CACHE`` are empty folders, the first
+  holding a copy of one committed run (:data:`STORE_RUN`, CIFAR-10 Brier at ``gpu``), so the
+  examples load, copy, promote, pack and unpack runs without writing into ``results/``; the
+  decoded data is shared with the session's cache (its ``data`` folder is linked).
 * :mod:`replicate.book.api`, the Sphinx extension behind the pages, rewrites MyST citations
   and resolves names of the package that have no page of their own, but not names of nothing.
 """
@@ -18,6 +23,8 @@ from __future__ import annotations
 import doctest
 import inspect
 import json
+import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -28,6 +35,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from replicate import config
 from replicate.book import api as book_api
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +43,23 @@ ROOT = Path(__file__).resolve().parents[1]
 REQUIRED = {"replicate.losses", "replicate.metrics", "replicate.posthoc", "replicate.theory", "replicate.runs",
             "replicate.profiles"}
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+#: The committed run the run store's examples use (CIFAR-10, Brier, profile gpu, seed 1).
+STORE_RUN = "1bef35eabfc1ab17"
+
+
+def temporary_store(root: Path) -> dict:
+    """The environment of a temporary store under ``root``: an empty cache (its ``data``
+    folder linked to the session's, so that decoded data is not decoded again) and a
+    results store holding a copy of :data:`STORE_RUN`."""
+    source = config.results_dir() / "runs" / STORE_RUN
+    assert (source / "record.json").is_file(), f"the committed run {STORE_RUN} is not in {source.parent}"
+    results, cache = root / "results", root / "cache"
+    shutil.copytree(source, results / "runs" / STORE_RUN)
+    cache.mkdir(parents=True)
+    data = config.cache_dir() / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    (cache / "data").symlink_to(data, target_is_directory=True)
+    return {config.RESULTS_ENV: str(results), config.CACHE_ENV: str(cache)}
 
 
 def documented_modules() -> dict[str, Path]:
@@ -122,14 +147,28 @@ def test_every_public_function_and_class_on_the_api_pages_has_an_example():
     assert not missing, f"no example (>>> lines) in the docstring of: {', '.join(missing)}"
 
 
-def test_the_examples_pass_with_the_core_dependencies_only():
+def test_no_example_is_skipped():
+    """Every example runs (the run store's on a temporary store): none is marked ``+SKIP``."""
+    finder = doctest.DocTestFinder()
+    skipped = [test.name for qual, obj in api_callables().items() for test in finder.find(obj, qual, globs={})
+               if any(ex.options.get(doctest.SKIP) for ex in test.examples)]
+    assert not skipped, skipped
+
+
+def test_the_examples_pass_with_the_core_dependencies_only(tmp_path):
     """The lean install, simulated in this environment: every import of a distribution that
-    the core dependencies do not bring raises ModuleNotFoundError in the child process."""
+    the core dependencies do not bring raises ModuleNotFoundError in the child process. The
+    run store's examples use a temporary store; the committed one is left as it was."""
     core = core_distributions()
     assert not core & {"jupyter-book", "papermill", "sphinx", "gensim", "submitit", "matplotlib", "pytest"}
+    committed = sorted(p.name for p in (config.results_dir() / "runs").iterdir())
+    env = {**os.environ, **temporary_store(tmp_path)}
     proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(sorted(core)), json.dumps(sorted(api_callables())),
-                           str(FLAGS)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+                           str(FLAGS)], capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert sorted(p.name for p in (config.results_dir() / "runs").iterdir()) == committed
+    written = sorted(p.name for p in (tmp_path / "results" / "runs").iterdir())
+    assert STORE_RUN in written and len(written) == 2       # the example's promoted copy beside it
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     assert report["examples"] > 100
     assert not report["failures"], "\n".join(report["failures"])[-6000:]

@@ -18,8 +18,11 @@ from replicate.calibration import figures as cf  # noqa: E402
 from replicate.calibration import study as cs  # noqa: E402
 from replicate import synthetic  # noqa: E402
 
-tm = pytest.importorskip("torchmetrics.functional.classification")
-skm = pytest.importorskip("sklearn.metrics")
+from needs import oracle  # noqa: E402
+
+# the oracles, each imported by the test that uses it
+tm = oracle("torchmetrics.functional.classification", "torchmetrics")
+skm = oracle("sklearn.metrics", "scikit-learn")
 
 GRID = np.round(np.arange(1, 101) * 0.1, 10)   # the papers' temperature grid, written out again
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from needs import paper_text
 from replicate import comparison as cmp
 from replicate import experiments
 
@@ -92,18 +93,19 @@ def test_committed_runs_numbers_agree_with_their_records(cpu_runs):
 
 def test_rule_texts_quote_the_thresholds_and_the_papers_printed_s99():
     """The verdict prose's numbers: the |S99| threshold of the rule and the paper's Table 6
-    cell (CIFAR-10 ResNet-50 cross-entropy, before TS) as printed, read from the paper's text
-    when it is at hand."""
-    from replicate import paper_tables
+    cell (CIFAR-10 ResNet-50 cross-entropy, before TS) as printed."""
     from replicate.experiments.focal_loss.claims import MIN_S99
 
     texts = views.rule_texts()
     assert texts["min_s99"] == f"{MIN_S99:g} %"
     assert texts["paper_ce_s99"] == "95.93 %"
-    lines = paper_tables.source_lines("mukhoti2020")
-    if lines is not None:                      # the paper's text: the ResNet-50 row of Table 6
-        row = next(ln for ln in lines[475:481] if "ResNet 50" in ln or "ResNet-50" in ln)
-        assert "95.93" in row
+
+
+def test_the_papers_s99_cell_is_the_one_its_text_prints():
+    """The Table 6 cell the prose quotes, read again from the paper's text (the ResNet-50 row)."""
+    lines = paper_text("mukhoti2020")
+    row = next(ln for ln in lines[475:481] if "ResNet 50" in ln or "ResNet-50" in ln)
+    assert "95.93" in row and views.rule_texts()["paper_ce_s99"] == "95.93 %"
 
 
 # ----------------------------------------------------------------------------- the claims and their tests

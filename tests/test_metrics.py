@@ -13,11 +13,14 @@ from scipy.stats import entropy
 import replicate.metrics as M
 from replicate import binning as B
 
-cal = pytest.importorskip("calibration")
-pycalib_metrics = pytest.importorskip("pycalib.metrics")
-relplot = pytest.importorskip("relplot")
-tm = pytest.importorskip("torchmetrics.functional.classification")
-skm = pytest.importorskip("sklearn.metrics")
+from needs import oracle
+
+# the oracles, each imported by the test that uses it (hand-computed tests run without them)
+cal = oracle("calibration", "uncertainty-calibration")
+pycalib_metrics = oracle("pycalib.metrics", "pycalib")
+relplot = oracle("relplot", "relplot")
+tm = oracle("torchmetrics.functional.classification", "torchmetrics")
+skm = oracle("sklearn.metrics", "scikit-learn")
 
 
 # ----------------------------------------------------------------------------- fixtures

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,6 +11,7 @@ import pytest
 
 import replicate as rp
 from replicate import paper_tables as pt
+from needs import paper_text
 
 P = "mukhoti2020"
 ROWS10 = [(d, m) for d in ("CIFAR-100", "CIFAR-10") for m in
@@ -202,14 +202,6 @@ _NUM_RE = re.compile(r"\d+(?:\.\d+)?(?:\(\d+\.\d+\))?")
 _TEXT_DATA = {"Global Pooling CNN": "20 Newsgroups", "Tree LSTM": "SST Binary"}
 
 
-def _source_text() -> list[str] | None:
-    cands = [pt.source_path(P), Path(rp.config.repo_root()).parent / "shared" / "papers" / pt.paper_info(P)["source_file"]]
-    for c in cands:
-        if c.is_file():
-            return c.read_text(encoding="utf-8").splitlines()
-    return None
-
-
 def _reread(lines: list[str], number: int):
     """Re-parse table ``number`` from the raw text: rows between its header and its caption."""
     cap = next(i for i, s in enumerate(lines) if s.startswith(f"Table {number}:"))
@@ -240,9 +232,7 @@ def _reread(lines: list[str], number: int):
 
 @pytest.mark.parametrize("number", range(1, 14))
 def test_second_reading_of_source(tables, number):
-    lines = _source_text()
-    if lines is None:
-        pytest.skip("paper text not found (set REPLICATE_PAPERS to the folder holding it)")
+    lines = paper_text(P)
     df = tables[f"table{number}"]
     reread, cap_line = _reread(lines, number)
     typed = [(d, m, list(g["printed"])) for (d, m), g in df.groupby(["dataset", "model"], sort=False)]

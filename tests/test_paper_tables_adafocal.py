@@ -12,6 +12,7 @@ import pytest
 
 import replicate as rp
 from replicate import paper_tables as pt
+from needs import paper_text
 from replicate.paper_tables import labels
 
 P = "ghosh2022"
@@ -307,10 +308,7 @@ _T9_METRICS = {"ECE(15bins)": "ece", "AdaECE(15bins)": "adaece", "ECE_debias (15
 
 
 def _source():
-    lines = rp.paper_tables.source_lines(P)
-    if lines is None:
-        pytest.skip(f"{pt.paper_info(P)['source_file']} not found (set {pt.PAPERS_ENV} to the folder holding it)")
-    return lines
+    return paper_text(P)
 
 
 def _caption(lines, number):

@@ -13,6 +13,7 @@ import pytest
 
 import replicate as rp
 from replicate import paper_tables as pt
+from needs import paper_text
 from replicate.paper_tables import labels
 
 P = "tao2023"
@@ -362,10 +363,7 @@ _DATASET = re.compile(r"CIFAR-100|CIFAR-10|Tiny-ImageNet|20 Newsgroups")
 
 
 def _source():
-    lines = rp.paper_tables.source_lines(P)
-    if lines is None:
-        pytest.skip(f"{pt.paper_info(P)['source_file']} not found (set {pt.PAPERS_ENV} to the folder holding it)")
-    return lines
+    return paper_text(P)
 
 
 def _block(lines, number):

@@ -16,6 +16,7 @@ import pytest
 
 import replicate as rp
 from replicate import paper_tables as pt
+from needs import paper_text
 
 P = "liang2024"
 MOD = importlib.import_module(f"replicate.paper_tables.{pt.PAPERS[P]}")
@@ -221,12 +222,9 @@ def test_mukhoti_provenance_of_the_20newsgroups_baselines(tables):
 
 
 # ------------------------------------------------------------------ the Dual Focal Loss text, read independently
-def _dfl_table1() -> dict | None:
+def _dfl_table1() -> dict:
     """DFL Table 1 (ECE) from its TSV-like text: {(dataset, model): [14 cells as printed]}."""
-    path = pt.papers_dir() / "dual-focal-loss-tao-2023.md"
-    if not path.is_file():
-        return None
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = paper_text("tao2023")
     cap = next(i for i, s in enumerate(lines) if s.startswith("Table 1. ECE"))
     head = max(i for i in range(cap) if lines[i].startswith("Dataset\tModel"))
     out, ds = {}, None
@@ -241,8 +239,6 @@ def _dfl_table1() -> dict | None:
 
 def test_20newsgroups_row_is_dfl_table1s(tables):
     dfl = _dfl_table1()
-    if dfl is None:
-        pytest.skip("Dual Focal Loss text not found (set REPLICATE_PAPERS to the folder holding the papers)")
     theirs = dfl[NG]  # WD, Brier, MMCE, LS, Inverse Focal, Focal, Dual Focal; pre/post each
     t1 = tables["table1"]
     pairs = {"cross_entropy": 0, "brier": 1, "mmce": 2, "ls005": 3, "flsd53": 5}
@@ -260,8 +256,6 @@ def test_20newsgroups_row_is_dfl_table1s(tables):
 
 def test_dual_focal_baseline_is_not_the_dfl_papers(tables):
     dfl = _dfl_table1()
-    if dfl is None:
-        pytest.skip("Dual Focal Loss text not found (set REPLICATE_PAPERS to the folder holding the papers)")
     t1 = tables["table1"]
     shared = [k for k in ROWS12 if k in dfl]
     assert len(shared) == 10
@@ -319,10 +313,7 @@ def _blocks(lines: list[str]) -> dict[str, list]:
 
 @pytest.fixture(scope="module")
 def reread():
-    lines = pt.source_lines(P)
-    if lines is None:
-        pytest.skip("FCL text not found (set REPLICATE_PAPERS to the folder holding it)")
-    return _blocks(lines)
+    return _blocks(paper_text(P))
 
 
 def test_second_reading_finds_every_table_and_no_other(reread, tables):

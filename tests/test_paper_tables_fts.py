@@ -15,6 +15,7 @@ import pytest
 
 import replicate as rp
 from replicate import paper_tables as pt
+from needs import paper_text
 
 P = "komisarenko2024"
 MOD = importlib.import_module(f"replicate.paper_tables.{pt.PAPERS[P]}")
@@ -165,10 +166,7 @@ def _reread(lines: list[str]):
 
 @pytest.fixture(scope="module")
 def source():
-    lines = pt.source_lines(P)
-    if lines is None:
-        pytest.skip("FTS text not found (set REPLICATE_PAPERS to the folder holding it)")
-    return lines
+    return paper_text(P)
 
 
 def test_second_reading_of_source(tables, source):

@@ -35,10 +35,13 @@ import torch
 
 from replicate import losses, metrics, posthoc
 
-tu_losses = pytest.importorskip("torch_uncertainty.losses", reason="torch-uncertainty (test extra) is not installed")
-tu_calibration = pytest.importorskip("torch_uncertainty.post_processing")
-netcal_metrics = pytest.importorskip("netcal.metrics", reason="netcal (test extra) is not installed")
-netcal_scaling = pytest.importorskip("netcal.scaling")
+from needs import oracle
+
+# the oracles, each imported by the test that uses it
+tu_losses = oracle("torch_uncertainty.losses", "torch-uncertainty")
+tu_calibration = oracle("torch_uncertainty.post_processing", "torch-uncertainty")
+netcal_metrics = oracle("netcal.metrics", "netcal")
+netcal_scaling = oracle("netcal.scaling", "netcal")
 
 
 def miscalibrated(n=4000, k=10, t_true=1.7, seed=0):

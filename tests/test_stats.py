@@ -11,8 +11,11 @@ import pytest
 
 from replicate.comparison import stats
 
-sm_stats = pytest.importorskip("statsmodels.stats.weightstats")
-sm_power = pytest.importorskip("statsmodels.stats.power")
+from needs import oracle
+
+# the oracle, imported by the tests that use it (the brute-force and bootstrap tests run without it)
+sm_stats = oracle("statsmodels.stats.weightstats", "statsmodels")
+sm_power = oracle("statsmodels.stats.power", "statsmodels")
 
 
 def test_seed_interval_matches_statsmodels():

@@ -20,6 +20,7 @@ import pytest
 import replicate as rp
 from replicate import cli, runs, sweep
 from replicate.runs import RunConfig
+from needs import need
 from test_data import write_cifar10
 
 REPO = Path(__file__).resolve().parent.parent
@@ -172,7 +173,7 @@ def test_hard_stop_interrupts_what_still_trains_and_returns_in_time(env):
 
 # ----------------------------------------------------------------------------- submitit
 def test_submitit_job_killed_and_requeued_ends_with_the_uninterrupted_result(env, monkeypatch):
-    submitit = pytest.importorskip("submitit")
+    submitit = need("submitit", "submitit (the sweep extra)")
     # 150 epochs of a few ms each: polled every 10 ms, the signal lands while the task trains
     # (with a few epochs it landed after training, in the run's final writes, a window this test
     # is not about and whose outcome it did not report)
@@ -206,7 +207,7 @@ def test_submitit_job_killed_and_requeued_ends_with_the_uninterrupted_result(env
 
 
 def test_submitit_array_through_the_sweep_api(env):
-    pytest.importorskip("submitit")
+    need("submitit", "submitit (the sweep extra)")
     cfgs = {c.key: c for c in (tiny(), tiny("brier"))}
     s = sweep.run_submitit(cfgs, env / "logs", cluster="local", device="cpu", quiet=True, poll_s=0.5)
     assert s.counts()["trained"] == 2

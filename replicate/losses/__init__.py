@@ -60,6 +60,12 @@ def available_losses() -> list[str]:
 def loss_parameters(name: str) -> list[str]:
     """The parameter names ``get_loss(name, ...)`` accepts.
 
+    Parameters
+    ----------
+    name : str
+        A registered loss name (:func:`available_losses`); an unknown name raises a ValueError
+        listing them.
+
     Example
     -------
     >>> from replicate.losses import loss_parameters

@@ -75,7 +75,20 @@ class _BinnedGammaLoss(CalibrationLoss):
         self.register_buffer("n_updates", torch.zeros((), dtype=torch.long))
 
     def bin_of(self, key: torch.Tensor) -> torch.Tensor:
-        """Validation-bin index of each training key (no gradient)."""
+        """Validation-bin index of each training key (no gradient).
+
+        Parameters
+        ----------
+        key : torch.Tensor
+            Each training sample's key (``p_y``; for AdaDualFocal's ``bin_key="margin"``,
+            ``p_y - p_j``), shape ``(N,)``; looked up in the validation bins' ``edges`` with
+            the ``"inclusive"`` rule (:func:`assign_bins`).
+
+        Returns
+        -------
+        torch.Tensor
+            Bin indices in ``[0, num_bins)``, shape ``(N,)``.
+        """
         return assign_bins(key, self.edges, "inclusive")
 
     def _new_gamma(self, gap, conf_mean, acc_mean) -> torch.Tensor:
@@ -315,10 +328,12 @@ class AdaDualFocal(AdaFocal):
 
     Parameters
     ----------
-    variant, gamma_init, lam, gamma_min, gamma_max, switch, num_bins, bin_rule
-        As :class:`AdaFocal` (``variant`` defaults to ``"paper"`` here).
+    variant, gamma_init, lam, gamma_min, gamma_max, switch, num_bins
+        As :class:`AdaFocal` (``variant`` defaults to ``"paper"`` here, ``gamma_max`` to 20).
     bin_key : {"margin", "p_true"}
-        The training sample's key looked up in the validation bins.
+        The training sample's key looked up in the validation bins (default ``"margin"``).
+    bin_rule : {"inclusive", "reference"}
+        As :class:`AdaFocal`: the package's validation binning (default) or the authors'.
     reduction : {"mean", "sum", "none"}
         Batch mean (default), batch sum (the papers' code, :attr:`paper_reduction`) or per sample.
 

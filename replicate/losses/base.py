@@ -196,6 +196,20 @@ class CalibrationLoss(torch.nn.Module):
         return logits, targets.long()
 
     def per_sample(self, logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """The unreduced loss of each sample, shape ``(N,)`` (what ``reduction="none"`` returns).
+
+        Parameters
+        ----------
+        logits : torch.Tensor
+            Unnormalised scores, shape ``(N, K)``, already checked by :meth:`forward`.
+        targets : torch.Tensor
+            Class indices in ``[0, K)``, shape ``(N,)``, dtype long.
+
+        Returns
+        -------
+        torch.Tensor
+            Shape ``(N,)``, with autograd.
+        """
         raise TypeError(f"{type(self).__name__} defines no per-sample loss")
 
     def _reduce(self, values: torch.Tensor) -> torch.Tensor:
@@ -231,12 +245,34 @@ class CalibrationLoss(torch.nn.Module):
 
     # -- training-loop hooks ------------------------------------------------------------
     def on_epoch_start(self, epoch: int, n_epochs: int) -> None:
-        """Called by the trainer before each epoch (0-based); a no-op unless scheduled."""
+        """Called by the trainer before each epoch; a no-op unless the loss is scheduled.
+
+        Parameters
+        ----------
+        epoch : int
+            The epoch about to start, 0-based, ``>= 0``.
+        n_epochs : int
+            The run's number of epochs, ``>= 1`` (a schedule given in the reference's epochs is
+            rescaled to it).
+        """
         check_number(self.name, "epoch", epoch, lo=0, integer=True)
         check_number(self.name, "n_epochs", n_epochs, lo=1, integer=True)
 
     def update_from_validation(self, val_logits: torch.Tensor, val_labels: torch.Tensor) -> dict:
-        """Per-epoch update from validation predictions; a no-op (empty dict) unless adaptive."""
+        """Per-epoch update from validation predictions; a no-op (empty dict) unless adaptive.
+
+        Parameters
+        ----------
+        val_logits : torch.Tensor or numpy.ndarray
+            The validation set's logits after the epoch, shape ``(N, K)``.
+        val_labels : torch.Tensor or numpy.ndarray
+            Its class indices, shape ``(N,)``.
+
+        Returns
+        -------
+        dict
+            The new state (an adaptive loss's per-bin gammas, gaps, ...); empty here.
+        """
         return {}
 
     def _check_state(self) -> None:

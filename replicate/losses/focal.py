@@ -117,7 +117,20 @@ class SampleDependentFocal(CalibrationLoss):
         self._set_params(thresholds=th, gammas=gs)
 
     def gamma_of(self, p_true: torch.Tensor) -> torch.Tensor:
-        """Per-sample gamma for probabilities of the true class (no gradient)."""
+        """Per-sample gamma for probabilities of the true class (no gradient).
+
+        Parameters
+        ----------
+        p_true : torch.Tensor
+            The softmax probability of each sample's true class, in [0, 1], shape ``(N,)``;
+            detached before the lookup.
+
+        Returns
+        -------
+        torch.Tensor
+            ``gammas[i]`` for ``thresholds[i-1] <= p_true < thresholds[i]``, shape ``(N,)``,
+            in ``p_true``'s dtype.
+        """
         idx = torch.bucketize(p_true.detach().to(torch.float64), self._th, right=True)
         return self._gam[idx].to(p_true.dtype)
 
@@ -127,6 +140,25 @@ class SampleDependentFocal(CalibrationLoss):
 
 
 class SampleDependentFocal532(SampleDependentFocal):
+    """FLSD-532 (Mukhoti et al. 2020, Sec. 5): :class:`SampleDependentFocal` with three gammas,
+    5 for ``p_y < 0.2``, 3 for ``0.2 <= p_y < 0.5`` and 2 above.
+
+    Parameters
+    ----------
+    thresholds : sequence of float, optional
+        Strictly increasing, in (0, 1); None: ``(0.2, 0.5)``.
+    gammas : sequence of float, optional
+        One more than ``thresholds``, each >= 0; None: ``(5, 3, 2)``.
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default), batch sum (the papers' code, :attr:`paper_reduction`) or per sample.
+
+    Example
+    -------
+    >>> import torch; from replicate.losses import SampleDependentFocal532
+    >>> SampleDependentFocal532().gamma_of(torch.tensor([0.1, 0.3, 0.9])).tolist()
+    [5.0, 3.0, 2.0]
+    """
+
     name = "flsd532"
     _default = ((0.2, 0.5), (5.0, 3.0, 2.0))
 
@@ -179,7 +211,16 @@ class ScheduledFocal(CalibrationLoss):
         self._set_params(gammas=gs, milestones=ms, reference_epochs=ref)
 
     def gamma_at(self, epoch: int, n_epochs: int) -> float:
-        """The gamma of epoch ``epoch`` (0-based) in a run of ``n_epochs``."""
+        """The gamma of epoch ``epoch`` (0-based) in a run of ``n_epochs``.
+
+        Parameters
+        ----------
+        epoch : int
+            The epoch, 0-based.
+        n_epochs : int
+            The run's length in epochs; the milestones, given in epochs of a
+            ``reference_epochs`` run, are rescaled to it.
+        """
         stage = sum(epoch * self.reference_epochs >= m * n_epochs for m in self.milestones)
         return self.gammas[stage]
 
@@ -193,6 +234,28 @@ class ScheduledFocal(CalibrationLoss):
 
 
 class ScheduledFocal531(ScheduledFocal):
+    """FLS-531 (Mukhoti et al. 2020, Sec. 5): :class:`ScheduledFocal` with gammas 5, 3 and 1
+    (the last stage's 1 instead of 2).
+
+    Parameters
+    ----------
+    gammas : sequence of float, optional
+        One gamma per stage, each >= 0; None: ``(5, 3, 1)``.
+    milestones : sequence of int
+        Stage starts in epochs of a ``reference_epochs`` run, strictly increasing (default
+        ``(100, 250)``).
+    reference_epochs : int
+        The schedule's length in epochs (default 350, the paper's).
+    reduction : {"mean", "sum", "none"}
+        Batch mean (default), batch sum (the papers' code, :attr:`paper_reduction`) or per sample.
+
+    Example
+    -------
+    >>> from replicate.losses import ScheduledFocal531
+    >>> [ScheduledFocal531().gamma_at(e, 35) for e in (0, 10, 25)]
+    [5.0, 3.0, 1.0]
+    """
+
     name = "fls531"
     _default_gammas = (5.0, 3.0, 1.0)
 

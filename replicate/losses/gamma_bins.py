@@ -33,6 +33,29 @@ def adafocal_gamma_update(gamma, gap, lam: float = 1.0, gamma_min: float = -2.0,
     only active bound is ``gamma_max`` for positive gammas); ``"code"``: sign-aware update and
     the focal/inverse-focal switch at ``|gamma| < switch``, then the clip.
 
+    Parameters
+    ----------
+    gamma : numpy.ndarray or torch.Tensor
+        The current gamma of each bin, shape ``(M,)``.
+    gap : numpy.ndarray or torch.Tensor
+        ``C_val - A_val`` of each bin (mean confidence minus accuracy on the validation set),
+        shape ``(M,)``; NaN for an empty bin.
+    lam : float
+        The update's step, ``>= 0`` (default 1, the paper's lambda).
+    gamma_min, gamma_max : float
+        The clip's bounds (defaults -2 and 20, the reference code's); ``gamma_max >= gamma_min``.
+    variant : {"code", "paper"}
+        ``"code"`` (default): the authors' sign-aware update with the switch; ``"paper"``:
+        Eq. 4 as printed.
+    switch : float
+        ``"code"`` only: a gamma whose magnitude falls below it flips to ``-switch`` or
+        ``+switch`` (focal to inverse focal and back); ``>= 0``, default 0.2.
+
+    Returns
+    -------
+    numpy.ndarray or torch.Tensor
+        The new gammas, in ``gamma``'s container.
+
     Example
     -------
     >>> import numpy as np; from replicate.losses import adafocal_gamma_update
@@ -99,12 +122,16 @@ def assign_bins(values: torch.Tensor, edges: torch.Tensor, rule: str = "inclusiv
     edges : torch.Tensor or numpy.ndarray
         ``M + 1`` increasing edges.
     rule : {"inclusive", "reference"}
-        See below.
+        ``"inclusive"`` (default): ``lower <= v < upper`` with bin 0 catching everything
+        below and the last bin everything above (the rule the reference code applies to
+        training samples); ``"reference"``: ``lower < v <= upper`` (the reference ``adaECE``
+        rule for validation samples, which drops the minimum-confidence sample and empties
+        bins between equal edges).
 
-    ``"inclusive"``: ``lower <= v < upper`` with bin 0 catching everything below and the last
-    bin everything above (the rule the reference code applies to training samples);
-    ``"reference"``: ``lower < v <= upper`` (the reference ``adaECE`` rule for validation
-    samples, which drops the minimum-confidence sample and empties bins between equal edges).
+    Returns
+    -------
+    torch.Tensor or numpy.ndarray
+        The bin index of each value, ``-1`` where ``"reference"`` drops it.
 
     Example
     -------

@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import binning as _b
-from ._inputs import _log_softmax, _logits, probs_from_logits
+from ._inputs import _log_softmax, _logits, documented, probs_from_logits
 from .binned import (ReliabilityBins, _ece_from_sums, _sums, adaptive_ece, classwise_ece, debiased_ece, ece,
                      ece_sweep, mce, reliability_bins, rms_calibration_error)
 from .scores import _brier, brier, error_rate, nll, ood_auroc, root_brier_lower_bound, root_brier_score, s99
@@ -61,6 +61,7 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- per epoch
+@documented()
 def evaluate(logits, labels, n_bins: int = 15) -> dict:
     """The cheap metrics in one pass over ``softmax(logits)``: ``error``, ``nll``, ``ece``
     (equal width), ``adaece`` (equal mass), ``classwise_ece``, ``mce`` (equal width) and

@@ -7,12 +7,68 @@ confidence and correctness of each sample. Imports only :mod:`replicate.binning`
 """
 from __future__ import annotations
 
+import inspect
+import textwrap
+
 import numpy as np
 
 from .. import binning as _b
 from ..array_io import numpy_native, reject_probs
 
 __all__ = ["probs_from_logits"]
+
+#: The parameters the metrics share, described once: ``name: (type, description)``.
+#: :func:`documented` writes them into each function's ``Parameters`` section.
+SHARED = {
+    "probs": ("array_like or torch.Tensor",
+              "Predicted probabilities, shape ``(N, K)``, each row summing to 1 (float32 or float64; "
+              "logits with ``is_probs=False``)."),
+    "labels": ("array_like or torch.Tensor", "Integer class labels in ``[0, K)``, shape ``(N,)``."),
+    "logits": ("array_like or torch.Tensor",
+               "Unnormalised scores, shape ``(N, K)``; probabilities given here raise a ValueError."),
+    "n_bins": ("int", "Number of bins, ``>= 1`` (the papers use 15)."),
+    "binning": ('{"width", "mass"}', "Equal-width bins (edges ``b / n_bins``) or equal-mass bins "
+                                     "(edges at the confidences' quantiles)."),
+    "closed": ('{"right", "left"}', "``\"right\"``: bins ``(lower, upper]`` with 0 in the first "
+                                    "(Guo et al.; the papers); ``\"left\"``: ``[lower, upper)`` with 1 in "
+                                    "the last (torchmetrics)."),
+    "paper_compat": ("bool", "True reproduces the released code of Mukhoti et al. (its binning and "
+                             "what it drops), as listed above; False: every sample in exactly one bin."),
+    "is_probs": ("bool", "False: the first argument holds logits, turned into float64 probabilities by "
+                         ":func:`probs_from_logits` (probabilities given then raise a ValueError)."),
+    "validate": ("bool", "True checks that the probabilities are finite, in [0, 1] and that rows sum to 1 "
+                         "within 1e-3; False skips these O(NK) checks (shapes and labels are always "
+                         "checked)."),
+}
+
+
+def documented(**own):
+    """Decorator: add a numpydoc ``Parameters`` section for every parameter of the function, in
+    the signature's order, before its first section (``Returns``, ``Example``). Each entry is
+    ``own[name]`` (a ``(type, description)`` pair) or :data:`SHARED`'s, followed by the default
+    the signature gives."""
+
+    def decorate(func):
+        if func.__doc__ is None:       # python -OO strips docstrings
+            return func
+        entries = []
+        for name, param in inspect.signature(func).parameters.items():
+            kind, text = own.get(name) or SHARED[name]
+            if param.default is not param.empty:
+                kind, text = f"{kind}, optional", f"{text} Default ``{param.default!r}``."
+            entries.append(f"{name} : {kind}\n" + textwrap.indent(textwrap.fill(text, 88), "    "))
+        section = "Parameters\n----------\n" + "\n".join(entries) + "\n\n"
+        doc = func.__doc__
+        for head in ("Returns", "Example"):
+            at = doc.find(f"\n    {head}\n    ---")
+            if at >= 0:
+                break
+        else:
+            raise ValueError(f"{func.__qualname__}: no Returns or Example section to put the parameters before")
+        func.__doc__ = doc[:at + 1] + textwrap.indent(section, "    ") + doc[at + 1:]
+        return func
+
+    return decorate
 
 
 def _logits(x, name: str = "logits", where: str = "replicate.metrics") -> np.ndarray:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import binning as _b
-from ._inputs import _prepare, _top
+from ._inputs import _prepare, _top, documented
 
 __all__ = [
     "ReliabilityBins", "reliability_bins", "ece", "adaptive_ece", "classwise_ece", "mce",
@@ -44,6 +44,21 @@ class ReliabilityBins:
     ``edges`` has n_bins + 1 entries; ``count`` is the number of samples per bin;
     ``mean_confidence`` and ``accuracy`` are bin means; ``gap = accuracy - mean_confidence``
     (negative: over-confident). The three means are NaN for empty bins.
+
+    Parameters
+    ----------
+    edges : numpy.ndarray
+        The ``n_bins + 1`` bin edges, increasing, from 0 to 1 (equal width) or the
+        confidences' quantiles (equal mass).
+    count : numpy.ndarray
+        The number of samples in each bin, shape ``(n_bins,)``.
+    mean_confidence : numpy.ndarray
+        The mean top-label confidence of each bin, in [0, 1]; NaN for an empty bin.
+    accuracy : numpy.ndarray
+        The share of correct predictions in each bin, in [0, 1]; NaN for an empty bin.
+    gap : numpy.ndarray
+        ``accuracy - mean_confidence`` of each bin (negative: over-confident); NaN for an
+        empty bin.
 
     Example
     -------
@@ -75,6 +90,7 @@ class ReliabilityBins:
         })
 
 
+@documented()
 def reliability_bins(probs, labels, n_bins: int = 15, binning: str = "width",
                      closed: str = "right", *, is_probs: bool = True,
                      validate: bool = True) -> ReliabilityBins:
@@ -98,6 +114,7 @@ def _ece_from_sums(c, sc, sh, n):
     return float(np.abs(sh - sc).sum() / n)
 
 
+@documented()
 def ece(probs, labels, n_bins: int = 15, binning: str = "width", closed: str = "right", *,
         is_probs: bool = True, validate: bool = True) -> float:
     """Expected calibration error, ``sum_b |B_b|/N |A_b - C_b|`` (Mukhoti et al. 2020, Eq. 1;
@@ -119,6 +136,7 @@ def ece(probs, labels, n_bins: int = 15, binning: str = "width", closed: str = "
     return _ece_from_sums(c, sc, sh, conf.size)
 
 
+@documented()
 def adaptive_ece(probs, labels, n_bins: int = 15, paper_compat: bool = False, *,
                  is_probs: bool = True, validate: bool = True) -> float:
     """AdaECE (Mukhoti et al. 2020, Eq. 3): ECE over equal-mass bins.
@@ -154,6 +172,7 @@ def adaptive_ece(probs, labels, n_bins: int = 15, paper_compat: bool = False, *,
     return _ece_from_sums(c, sc, sh, conf.size)
 
 
+@documented()
 def classwise_ece(probs, labels, n_bins: int = 15, paper_compat: bool = False, *,
                   closed: str = "right", is_probs: bool = True, validate: bool = True) -> float:
     """Classwise ECE (Kull et al. 2019; Mukhoti et al. 2020, Sec. 5): mean over classes k of
@@ -188,6 +207,7 @@ def classwise_ece(probs, labels, n_bins: int = 15, paper_compat: bool = False, *
     return float(np.abs(sh - sc).sum(axis=1).mean() / p.shape[0])
 
 
+@documented()
 def mce(probs, labels, n_bins: int = 15, binning: str = "width", *, closed: str = "right",
         is_probs: bool = True, validate: bool = True) -> float:
     """Maximum calibration error ``max_b |A_b - C_b|`` over non-empty bins (Mukhoti Eq. 2).
@@ -203,6 +223,7 @@ def mce(probs, labels, n_bins: int = 15, binning: str = "width", *, closed: str 
     return float(np.nanmax(np.abs(r.gap)))
 
 
+@documented()
 def rms_calibration_error(probs, labels, n_bins: int = 15, binning: str = "width", *,
                           closed: str = "right", is_probs: bool = True,
                           validate: bool = True) -> float:
@@ -220,6 +241,7 @@ def rms_calibration_error(probs, labels, n_bins: int = 15, binning: str = "width
     return float(np.sqrt(np.sum((sh[nz] - sc[nz]) ** 2 / c[nz]) / conf.size))
 
 
+@documented()
 def debiased_ece(probs, labels, n_bins: int = 15, binning: str = "mass", *,
                  closed: str = "right", is_probs: bool = True, validate: bool = True) -> float:
     """Debiased L2 calibration error of Kumar et al. (2019, Sec. 5, "debiased estimator").
@@ -243,6 +265,8 @@ def debiased_ece(probs, labels, n_bins: int = 15, binning: str = "mass", *,
     return float(np.sqrt(max(sq, 0.0)))
 
 
+@documented(p=("float", "The power of the binned error, ``>= 1``: 1 the L1 ECE, 2 the RMS error."),
+            return_n_bins=("bool", "True returns ``(error, n_bins_chosen)`` instead of the error alone."))
 def ece_sweep(probs, labels, binning: str = "width", *, p: float = 1.0, closed: str = "right",
               return_n_bins: bool = False, is_probs: bool = True, validate: bool = True):
     """ECE_sweep of Roelofs et al. (2022): the binned L_p error with the largest number of

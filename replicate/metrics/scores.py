@@ -10,11 +10,12 @@ from scipy.special import entr
 from scipy.stats import rankdata
 
 from .. import binning as _b
-from ._inputs import _log_softmax, _logits, _prepare, _probs, _top
+from ._inputs import _log_softmax, _logits, _prepare, _probs, _top, documented
 
 __all__ = ["nll", "brier", "root_brier_score", "root_brier_lower_bound", "error_rate", "s99", "ood_auroc"]
 
 
+@documented()
 def nll(logits, labels) -> float:
     """Mean negative log-likelihood ``-mean_i log softmax(z_i)[y_i]`` from logits (float64
     log-softmax, so no probability ever underflows to log 0).
@@ -31,6 +32,7 @@ def nll(logits, labels) -> float:
     return float(-lp[np.arange(y.size), y].mean())
 
 
+@documented()
 def brier(probs, labels, *, is_probs: bool = True, validate: bool = True) -> float:
     """Multiclass Brier score (Brier 1950), as in the papers: squared error between the
     probability vector and the one-hot label, summed over the K classes and averaged over
@@ -56,6 +58,7 @@ def _brier(p, y):
     return float((sq - 2.0 * pt.sum()) / y.size + 1.0)
 
 
+@documented()
 def root_brier_score(probs, labels, *, is_probs: bool = True, validate: bool = True) -> float:
     """Root Brier score, RBS = ``sqrt(mean_i sum_k (p_ik - 1[y_i = k])^2)``, the square root
     of :func:`brier` (Gruber & Buettner 2022, "Better uncertainty calibration via proper
@@ -73,6 +76,7 @@ def root_brier_score(probs, labels, *, is_probs: bool = True, validate: bool = T
     return float(np.sqrt(brier(probs, labels, is_probs=is_probs, validate=validate)))
 
 
+@documented(error=("float", "A top-1 error rate as a fraction in [0, 1] (not a percentage)."))
 def root_brier_lower_bound(error) -> float:
     """The smallest RBS any model with top-1 error rate ``error`` can have: ``sqrt(error / 2)``.
 
@@ -93,6 +97,7 @@ def root_brier_lower_bound(error) -> float:
     return float(np.sqrt(e / 2.0))
 
 
+@documented()
 def error_rate(probs, labels, *, is_probs: bool = True, validate: bool = True) -> float:
     """Top-1 error, the fraction of samples whose argmax differs from the label.
 
@@ -106,6 +111,7 @@ def error_rate(probs, labels, *, is_probs: bool = True, validate: bool = True) -
     return float(1.0 - hit.mean())
 
 
+@documented(threshold=("float", "The confidence from which a sample is in S99, in (0, 1] (0.99, the paper's)."))
 def s99(probs, labels, threshold: float = 0.99, *, is_probs: bool = True,
         validate: bool = True) -> tuple[float, float]:
     """Mukhoti et al. (2020), Table 6: the share of samples with confidence >= ``threshold``
@@ -130,6 +136,10 @@ def _entropy(p):
                            for a in range(0, p.shape[0], rows)])
 
 
+@documented(probs_in=("array_like or torch.Tensor", "Probabilities of the in-distribution samples (the "
+                                                    "negatives), shape ``(N_in, K)``; logits with ``is_probs=False``."),
+            probs_out=("array_like or torch.Tensor", "Probabilities of the out-of-distribution samples (the "
+                                                     "positives), shape ``(N_out, K)`` with the same K."))
 def ood_auroc(probs_in, probs_out, *, is_probs: bool = True, validate: bool = True) -> float:
     """AUROC of predictive entropy ``-sum_k p_k log p_k`` for telling out-of-distribution
     samples (positives) from in-distribution ones, i.e. P(H_out > H_in) + P(H_out = H_in)/2

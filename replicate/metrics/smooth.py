@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.signal import fftconvolve
 
-from ._inputs import _top
+from ._inputs import _top, documented
 
 __all__ = ["smooth_ece"]
 
@@ -40,6 +40,8 @@ def _smece_sigma(f, r, sigma):
     return float(np.sum(np.abs(ys / dens) * dens) / np.sum(dens))
 
 
+@documented(sigma=("float or None", "The kernel's bandwidth, in (0, 1]; None finds it as relplot does "
+                                    "(the fixed point above)."))
 def smooth_ece(probs, labels, *, sigma: float | None = None, is_probs: bool = True,
                validate: bool = True) -> float:
     """Top-label SmoothECE of Blasiok & Nakkiran (2023), a port of ``relplot.smECE``.

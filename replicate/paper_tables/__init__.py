@@ -203,13 +203,27 @@ def get_all(paper: str) -> pd.DataFrame:
     return pd.concat([get(paper, t) for t in _module(paper).TABLES], ignore_index=True)
 
 
-def papers_dir() -> Path:
-    """Where the papers' text files are looked for: ``$REPLICATE_PAPERS`` or ``<data_dir>/papers``."""
+def papers_dirs() -> list[Path]:
+    """The folders where the papers' text files are looked for, in order: ``$REPLICATE_PAPERS``
+    alone when it is set; else ``<data_dir>/papers`` (:func:`replicate.config.data_dir`), then
+    ``../shared/papers`` beside the package's checkout (the project's shared folder; only for a
+    checkout, :func:`replicate.config.checkout`)."""
     env = os.environ.get(PAPERS_ENV)
     if env:
-        return Path(env).expanduser().resolve()
-    from ..config import data_dir
-    return data_dir() / "papers"
+        return [Path(env).expanduser().resolve()]
+    from ..config import checkout, data_dir
+    out = [data_dir() / "papers"]
+    root = checkout()
+    if root is not None:
+        out.append((root.parent / "shared" / "papers").resolve())
+    return out
+
+
+def papers_dir() -> Path:
+    """The folder of the papers' text files: the first of :func:`papers_dirs` that exists (the
+    first of them when none does, so that a message can name it)."""
+    dirs = papers_dirs()
+    return next((d for d in dirs if d.is_dir()), dirs[0])
 
 
 def source_path(paper: str, directory: str | os.PathLike | None = None) -> Path:

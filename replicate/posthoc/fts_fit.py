@@ -86,10 +86,13 @@ def fit_focal_temperatures(val_logits, val_labels, gammas=None, temperatures=Non
 
     Parameters
     ----------
-    val_logits, val_labels, gammas, temperatures, n_bins, paper_compat, link, clamp, is_probs, warn
+    val_logits, val_labels, gammas, temperatures
         As :func:`fit_focal_temperature`.
     metrics : sequence of str
-        The selection criteria, each one of ``"nll"``, ``"adaece"``, ``"ece"``.
+        The selection criteria, each one of ``"nll"``, ``"adaece"``, ``"ece"`` (default
+        ``("nll", "adaece")``); one fit per criterion from one search of the grid.
+    n_bins, paper_compat, link, clamp, is_probs, warn
+        As :func:`fit_focal_temperature`.
 
     Example
     -------

@@ -71,10 +71,27 @@ def pack(keys, output: str | os.PathLike, *, store: str = "results", max_bytes: 
     ``<output>-part<i>of<n>.tar.gz``. Returns the archive paths. ValueError for no keys, an
     unknown key, or a single run larger than ``max_bytes``.
 
+    Parameters
+    ----------
+    keys : iterable of str
+        Run keys (or unique prefixes) of ``store``.
+    output : str or os.PathLike
+        The archives' path prefix (its folder must exist).
+    store : {"results", "cache"}
+        The store the runs are read from (default ``"results"``).
+    max_bytes : int
+        The largest archive, in bytes (default :data:`MAX_BYTES`).
+
+    Returns
+    -------
+    list of pathlib.Path
+
     Example
     -------
-    >>> from replicate import runs
-    >>> runs.pack(['KEY1', 'KEY2'], 'out/runs', store='results')  # doctest: +SKIP
+    >>> import tempfile, pathlib; from replicate import runs
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / 'runs'
+    >>> [p.name for p in runs.pack(['1bef35eabfc1ab17'], out)]
+    ['runs.tar.gz']
     """
     keys = list(dict.fromkeys(keys))
     if not keys:
@@ -189,10 +206,21 @@ def unpack(paths, *, store: str = "results", replace: bool = False) -> dict:
     Every refusal is a one-line ValueError raised before anything is written (module
     docstring).
 
+    Parameters
+    ----------
+    paths : str or os.PathLike or iterable of them
+        The archives written by :func:`pack` (every part of a set).
+    store : {"results", "cache"}
+        The store the runs are written into (default ``"results"``).
+    replace : bool
+        True overwrites a stored run whose files differ; False (default) refuses.
+
     Example
     -------
-    >>> from replicate import runs
-    >>> runs.unpack(['out/runs-1-of-1.tar.gz'])  # doctest: +SKIP
+    >>> import tempfile, pathlib; from replicate import runs
+    >>> paths = runs.pack(['1bef35eabfc1ab17'], pathlib.Path(tempfile.mkdtemp()) / 'runs')
+    >>> runs.unpack(paths)
+    {'written': [], 'unchanged': ['1bef35eabfc1ab17']}
     """
     from .layout import store_dir
     from .store import _write_atomic_dir

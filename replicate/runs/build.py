@@ -57,10 +57,24 @@ def build(resolved: dict, data_dir=None):
     ``torch.manual_seed(seed)`` (Mukhoti et al.'s torch seed 1) without touching the
     caller's global random state.
 
+    Parameters
+    ----------
+    resolved : dict
+        A configuration as :func:`replicate.runs.resolve` completes it.
+    data_dir : str or os.PathLike or None
+        The data directory; None (default): :func:`replicate.config.data_dir`.
+
+    Returns
+    -------
+    tuple
+        The data splits (train, val, test), the initialised network and the loss.
+
     Example
     -------
     >>> from replicate import runs
-    >>> splits, model, loss = runs.build(runs.resolve(runs.RunConfig('cifar10', profile='smoke')))  # doctest: +SKIP
+    >>> splits, model, loss = runs.build(runs.resolve(runs.RunConfig('cifar10', 'focal', profile='smoke')))
+    >>> len(splits.val[1]), type(model).__name__, loss.name
+    (500, 'TinyCNN', 'focal')
     """
     from .. import losses, models
 

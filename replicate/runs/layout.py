@@ -33,7 +33,13 @@ def _store_of(path: Path) -> str:
 
 
 def store_dir(store: str) -> Path:
-    """The folder holding the finished runs of ``store`` ("results" or "cache").
+    """The folder holding the finished runs of ``store``.
+
+    Parameters
+    ----------
+    store : {"results", "cache"}
+        The committed store (:func:`replicate.config.results_dir`) or the local cache
+        (:func:`replicate.config.cache_dir`).
 
     Example
     -------
@@ -50,6 +56,11 @@ def store_dir(store: str) -> Path:
 
 def checkpoint_path(key: str) -> Path:
     """Where the run ``key`` keeps its checkpoint while training (local cache only).
+
+    Parameters
+    ----------
+    key : str
+        The run's key (16 hex digits).
 
     Example
     -------

@@ -184,11 +184,21 @@ def _open(run_dir: Path):
 class Run:
     """A finished run read from its folder: ``.config``, ``.metrics``, ``.history``, ``.logits()``.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The run's folder, ``<store>/runs/<key>``, holding ``record.json`` and ``logits.npz``
+        (FileNotFoundError without the record; a damaged one raises
+        :class:`~replicate.runs.records.DamagedRunError`).
+
     Example
     -------
     >>> from replicate import runs
-    >>> run = runs.load(runs.list_runs('results').iloc[0]['key'], store='results')  # doctest: +SKIP
-    >>> run.metrics['test']['ece'], run.temperature, run.logits('test').shape  # doctest: +SKIP
+    >>> run = runs.Run(runs.store_dir('results') / '1bef35eabfc1ab17')
+    >>> run.config.loss, run.config.profile, run.store
+    ('brier', 'gpu', 'results')
+    >>> z, y = run.logits('test'); z.shape == (len(y), 10)
+    True
     """
 
     def __init__(self, path: str | os.PathLike):
@@ -240,8 +250,21 @@ class Run:
         return dict(self.record.get("ood", {}))
 
     def logits(self, split: str = "test") -> tuple[np.ndarray, np.ndarray]:
-        """``(logits float32 (n, K), labels int64 (n,))`` of ``split``: "val", "test" or
-        "ood:NAME" for an out-of-distribution set of :attr:`ood_sets`."""
+        """``(logits float32 (n, K), labels int64 (n,))`` of ``split``.
+
+        Parameters
+        ----------
+        split : str
+            ``"val"``, ``"test"`` (default) or ``"ood:NAME"`` for an out-of-distribution set
+            of :attr:`ood_sets`; ValueError lists the allowed ones.
+
+        Example
+        -------
+        >>> from replicate import runs
+        >>> run = runs.load('1bef35eabfc1ab17')
+        >>> [run.logits(s)[0].dtype.name for s in ('val', 'test')]
+        ['float32', 'float32']
+        """
         allowed = ("val", "test", *(f"ood:{k}" for k in self.ood_sets))
         if split not in allowed:
             raise ValueError(f"split must be one of {', '.join(allowed)} for run {self.key}; got {split!r}")

@@ -50,11 +50,26 @@ def seeds_in_store(config: RunConfig, on_damage: str = "skip") -> dict:
     such runs, the one of ``config``'s own options is taken. A damaged run is left out and
     kept (``on_damage="skip"``, default; :func:`replicate.runs.find`) or stops with its error (``"raise"``).
 
+    Parameters
+    ----------
+    config : RunConfig
+        The configuration; its seed does not matter.
+    on_damage : {"skip", "raise"}
+        What a damaged run does (default ``"skip"``).
+
+    Returns
+    -------
+    dict
+        ``{seed: Run}``, by increasing seed.
+
     Example
     -------
     >>> from replicate.runs import RunConfig, seeds_in_store
-    >>> seeds_in_store(RunConfig('cifar10', 'focal', {'gamma': 3.0}, profile='smoke', seed=12345)) == {}  # doctest: +SKIP
-    True
+    >>> found = seeds_in_store(RunConfig('cifar10', 'brier', profile='gpu', seed=99))
+    >>> found[1].key
+    '1bef35eabfc1ab17'
+    >>> seeds_in_store(RunConfig('cifar10', 'focal', {'gamma': 3.0}, profile='smoke'))
+    {}
     """
     damage.check_on_damage(on_damage)
     want = _family(config.to_dict())

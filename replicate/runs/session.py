@@ -19,6 +19,21 @@ class SessionReport:
     """What :func:`train_within` did: run keys finished before and during this call, the run
     paused at the deadline (None when all are finished) and those not started.
 
+    Parameters
+    ----------
+    total : int
+        The number of distinct runs asked for.
+    loaded : list of str
+        Keys of the runs already in a store.
+    trained : list of str
+        Keys of the runs trained by this call.
+    paused : str or None
+        The key of the run paused at the deadline; None when none was.
+    paused_at : str
+        Where it paused (``"epoch N"``, ``"not started"``); empty when none did.
+    not_started : list of str
+        Keys of the runs after the paused one.
+
     Example
     -------
     >>> from replicate.runs import SessionReport
@@ -58,11 +73,37 @@ def train_within(configs, seconds: float | None = None, *, store: str = "auto", 
     the longest epoch trained so far in this call is left (its first epoch also pays for
     the warm-up and the graph capture). ``seconds`` None: no limit.
 
+    Parameters
+    ----------
+    configs : iterable or mapping of RunConfig
+        The runs to finish.
+    seconds : float or None
+        The budget in seconds, ``> 0``; None (default): no limit.
+    store : {"auto", "cache", "results"}
+        Where new runs are written (:func:`get_or_train`; default ``"auto"``).
+    engine : str
+        One of :data:`replicate.training.ENGINES` (default ``"auto"``).
+    device : str or torch.device or None
+        As :func:`get_or_train` (default None: CUDA when present).
+    progress : {"auto", "bar", "log", "none"}
+        How training reports its epochs (default ``"log"``).
+    deterministic : bool
+        True asks torch for deterministic kernels (default False).
+    log : callable
+        Called with each line the session reports (default :func:`print`).
+
+    Returns
+    -------
+    SessionReport
+
     Example
     -------
+    A run already stored is loaded, not trained:
+
     >>> from replicate import runs
-    >>> report = runs.train_within([runs.RunConfig('cifar10', profile='smoke')], seconds=540)  # doctest: +SKIP
-    >>> report.trained, report.paused  # doctest: +SKIP
+    >>> report = runs.train_within([runs.RunConfig('cifar10', 'brier', profile='gpu')], seconds=60, log=lambda line: None)
+    >>> report.loaded, report.trained, report.complete
+    (['1bef35eabfc1ab17'], [], True)
     """
     from .. import training
     from .store import find, get_or_train

@@ -75,6 +75,12 @@ def _plain(obj):
 def canonical_json(obj) -> str:
     """The canonical JSON text of ``obj`` that run keys hash.
 
+    Parameters
+    ----------
+    obj : object
+        JSON-like data (dicts, lists, tuples, numbers, strings, None); numbers become floats,
+        tuples lists, and keys are sorted, so equal configurations give equal text.
+
     Example
     -------
     >>> from replicate.runs import canonical_json
@@ -86,6 +92,11 @@ def canonical_json(obj) -> str:
 
 def dataset_kind(name: str) -> str:
     """``"image"`` or ``"text"`` for the data set ``name``; ValueError lists the known names.
+
+    Parameters
+    ----------
+    name : str
+        A data set name.
 
     Example
     -------
@@ -153,6 +164,32 @@ class RunConfig:
     ``precision``, ``eval_every_epoch``, ``n_train``, ...); ``model_params`` and
     ``data_params`` go to ``get_model`` and ``data.load``.
 
+    Parameters
+    ----------
+    dataset : str
+        A data set name (``"cifar10"``, ``"cifar100"``, ``"20newsgroups"``, ...;
+        :func:`dataset_kind` lists them in its error).
+    loss : str
+        A loss name of :func:`replicate.losses.available_losses` (default ``"cross_entropy"``).
+    loss_params : dict
+        Keywords of the loss (:func:`replicate.losses.loss_parameters`); default none. A run
+        that names no ``reduction`` gets the papers' (:func:`replicate.losses.paper_reduction`).
+    model : str or None
+        A network of :mod:`replicate.models`; None (default): the profile's.
+    profile : {"smoke", "cpu", "gpu", "paper"}
+        The compute profile (:mod:`replicate.profiles`; default ``"cpu"``).
+    seed : int
+        The torch seed of the initialisation and the batches (default 1).
+    split : str
+        The train/validation split of the data set (default ``"reference"``, the papers').
+    options : dict
+        Overrides of the profile's protocol settings (default none).
+    model_params : dict
+        Keywords of the network (default none).
+    data_params : dict
+        Keywords of the data set's loading: its options, ``val_size``, ``split_seed``
+        (default none).
+
     Example
     -------
     >>> from replicate.runs import RunConfig
@@ -178,6 +215,20 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "RunConfig":
+        """The configuration a :meth:`to_dict` wrote; ValueError names an unknown field.
+
+        Parameters
+        ----------
+        d : dict
+            The fields by name (those of the class; missing ones take their defaults).
+
+        Example
+        -------
+        >>> from replicate.runs import RunConfig
+        >>> cfg = RunConfig('cifar10', 'focal', {'gamma': 3.0}, profile='smoke')
+        >>> RunConfig.from_dict(cfg.to_dict()) == cfg
+        True
+        """
         names = {f.name for f in fields(cls)}
         unknown = set(d) - names
         if unknown:
@@ -194,7 +245,19 @@ class RunConfig:
         return hash(canonical_json(self.to_dict()))
 
     def replace(self, **changes) -> "RunConfig":
-        """A copy with some fields changed (``dataclasses.replace``)."""
+        """A copy with some fields changed (``dataclasses.replace``).
+
+        Parameters
+        ----------
+        **changes
+            New values of fields by name (``seed=2``, ``loss_params={"gamma": 2.0}``).
+
+        Example
+        -------
+        >>> from replicate.runs import RunConfig
+        >>> RunConfig('cifar10', profile='smoke').replace(seed=2).seed
+        2
+        """
         return dataclasses.replace(self, **changes)
 
     def resolve(self) -> dict:

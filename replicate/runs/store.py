@@ -88,11 +88,20 @@ def find(config: RunConfig | str, on_damage: str = "raise") -> Run | None:
 def load(key: str, store: str | None = None) -> Run:
     """The finished run whose key is ``key`` or starts with it (unique prefix).
 
+    Parameters
+    ----------
+    key : str
+        A run key (16 hex digits) or a prefix of one that names a single run; ValueError
+        for an ambiguous prefix or no run.
+    store : {"results", "cache"} or None
+        The store to look in; None (default): ``results``, then ``cache``.
+
     Example
     -------
     >>> from replicate import runs
-    >>> key = runs.list_runs('results').iloc[0]['key']  # doctest: +SKIP
-    >>> runs.load(key[:8]).config['loss']  # doctest: +SKIP
+    >>> key = runs.list_runs('results').iloc[0]['key']
+    >>> runs.load(key[:8]).config.loss
+    'brier'
     """
     stores = STORES if store is None else (store,)
     matches = []
@@ -205,10 +214,42 @@ def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: 
     :func:`replicate.runs.ood.ood_logits`) adds out-of-distribution logits and their
     entropy AUROC before and after temperature scaling.
 
+    Parameters
+    ----------
+    config : RunConfig
+        The run's configuration; its key names the folder.
+    result : replicate.training.TrainResult
+        What :func:`replicate.training.train` returned: ``logits`` (``{"val": (logits,
+        labels), "test": ...}``, CPU tensors), ``history``, ``selected_epoch``, ``device``.
+    store : {"cache", "results"}
+        Where the run is written (default ``"cache"``).
+    logits_dtype : {"float32", "float16"}
+        How the logits are stored (default float32; float16 is kept to float32 where a
+        logit exceeds float16's range).
+    extra_provenance : dict or None
+        Entries added to the record's provenance (default none).
+    wall_time : float or None
+        The run's wall time in seconds; None (default): the sum of the epochs' times.
+    ood : dict or None
+        ``{name: (logits, labels, description)}`` of out-of-distribution sets (default none).
+
+    Returns
+    -------
+    Run
+
     Example
     -------
-    >>> from replicate import runs
-    >>> runs.write_record(config, result, store='cache')  # doctest: +SKIP
+    Here the "training result" is a stored run's logits, written again under another seed
+    into the cache:
+
+    >>> import torch; from replicate import runs, training
+    >>> run = runs.load('1bef35eabfc1ab17')
+    >>> logits = {s: tuple(torch.from_numpy(a) for a in run.logits(s)) for s in ('val', 'test')}
+    >>> result = training.TrainResult(model=None, history=run.history, logits=logits,
+    ...                               selected_epoch=run.record['selected_epoch'])
+    >>> copy = runs.write_record(run.config.replace(seed=7), result, store='cache')
+    >>> copy.store, copy.config.seed, copy.temperature == run.temperature
+    ('cache', 7, True)
     """
     from .. import posthoc, provenance
     from .ood import entropy_auroc
@@ -249,10 +290,27 @@ def write_record(config: RunConfig, result, store: str = "cache", logits_dtype: 
 def promote(key: str) -> Run:
     """Copy a finished run from the cache into the committed ``results`` store.
 
+    Parameters
+    ----------
+    key : str
+        The key (or a unique prefix) of a run in the cache.
+
+    Returns
+    -------
+    Run
+        The copy in ``results``.
+
     Example
     -------
-    >>> from replicate import runs
-    >>> runs.promote('KEY')  # doctest: +SKIP
+    A run of the cache (here a stored run's logits, written again under another seed):
+
+    >>> import torch; from replicate import runs, training
+    >>> run = runs.load('1bef35eabfc1ab17')
+    >>> logits = {s: tuple(torch.from_numpy(a) for a in run.logits(s)) for s in ('val', 'test')}
+    >>> result = training.TrainResult(model=None, history=run.history, logits=logits)
+    >>> key = runs.write_record(run.config.replace(seed=8), result, store='cache').key
+    >>> runs.promote(key).store
+    'results'
     """
     run = load(key, store="cache")
     files = {name: (lambda p, src=run.path / name: shutil.copyfile(src, p)) for name in ("record.json", "logits.npz")}
@@ -276,11 +334,42 @@ def get_or_train(config: RunConfig, store: str = "cache", progress: str = "auto"
     it, raising :class:`replicate.training.TrainingPaused`; the checkpoint stays, and the
     same call later resumes.
 
+    Parameters
+    ----------
+    config : RunConfig
+        What to train.
+    store : {"cache", "results", "auto"}
+        Where a new run is written (default ``"cache"``).
+    progress : {"auto", "bar", "log", "none"}
+        How training reports its epochs (:mod:`replicate.training.progress`; default
+        ``"auto"``: a bar in a terminal, log lines elsewhere).
+    device : str or torch.device or None
+        ``"cpu"``, ``"cuda"``, ``"cuda:N"``; None or ``"auto"`` (default): CUDA when present.
+    deterministic : bool
+        True asks torch for deterministic kernels (slower on a GPU; default False).
+    data_dir : str or os.PathLike or None
+        The data directory; None (default): :func:`replicate.config.data_dir`.
+    retrain : bool
+        True trains again even when the run is stored (default False).
+    logits_dtype : {"float32", "float16"} or None
+        How the logits are stored; None (default): float16 in ``results``, float32 in the cache.
+    engine : str
+        One of :data:`replicate.training.ENGINES` (default ``"auto"``).
+    deadline : float or None
+        A :func:`time.monotonic` time before which training pauses (default None: none).
+
+    Returns
+    -------
+    Run
+
     Example
     -------
+    A stored run is loaded, not trained again:
+
     >>> from replicate.runs import RunConfig, get_or_train
-    >>> run = get_or_train(RunConfig('cifar10', 'adafocal', profile='smoke'))  # doctest: +SKIP
-    >>> run.metrics['test']['ece']  # doctest: +SKIP
+    >>> run = get_or_train(RunConfig('cifar10', 'brier', profile='gpu'), progress='none')
+    >>> run.key, run.store
+    ('1bef35eabfc1ab17', 'results')
     """
     from .. import training
     from .build import build

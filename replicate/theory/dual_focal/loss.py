@@ -66,6 +66,9 @@ def _xlogx(v: np.ndarray) -> np.ndarray:
 def dual_focal_phi(v, gamma, c):
     """``phi(v) = (1-v+c)^gamma - gamma (1-v+c)^(gamma-1) v log v`` (Tao et al. Sec. 4).
 
+    All arguments broadcast. ``v log v`` is 0 at ``v = 0`` and the second term is 0 at
+    ``v = 1`` with ``c = 0`` (its limit), so ``phi(0) = (1+c)^gamma`` and ``phi(1) = c^gamma``.
+
     Parameters
     ----------
     v : array_like in [0, 1]
@@ -74,9 +77,6 @@ def dual_focal_phi(v, gamma, c):
         Focal parameter.
     c : array_like in [0, 1)
         The dual probability ``C = q_j``; ``c = 0`` is focal loss.
-
-    All arguments broadcast. ``v log v`` is 0 at ``v = 0`` and the second term is 0 at
-    ``v = 1, c = 0`` (its limit), so ``phi(0) = (1+c)^gamma`` and ``phi(1) = c^gamma``.
 
     Example
     -------
@@ -152,6 +152,13 @@ def under_confidence_threshold(gamma, c=0.0):
     ``phi(v_uc) = 1`` on the falling branch of ``phi`` (Tao et al. Sec. 4.2). With
     ``c = 0`` this is focal loss, where ``v_uc = v'`` since ``(1 + 0)^gamma = 1``; with
     ``c = q_j > 0`` it is the dual focal loss threshold. Broadcasts over ``gamma`` and ``c``.
+
+    Parameters
+    ----------
+    gamma : array_like, > 0
+        The focal parameter.
+    c : array_like in [0, 1)
+        The dual probability ``C = q_j`` (default 0: focal loss).
 
     Example
     -------

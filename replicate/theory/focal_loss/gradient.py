@@ -134,8 +134,9 @@ def gradient_threshold(gamma, iters: int = 200):
     Parameters
     ----------
     gamma : float or array_like, > 0
+        The focal parameter(s); vectorised.
     iters : int
-        Bisection steps (200 reach float64 resolution).
+        Bisection steps (default 200, which reach float64 resolution).
 
     Example
     -------
@@ -195,6 +196,9 @@ def gradient_shrink_threshold(gamma, iters: int = 200):
     Parameters
     ----------
     gamma : float or array_like, >= 0
+        The focal parameter(s); vectorised (``gamma = 0`` gives 1/2).
+    iters : int
+        Bisection steps (default 200, which reach float64 resolution).
 
     Example
     -------

@@ -91,7 +91,8 @@ def focal_calibration_map(probs, gamma):
     ``p_j(q) = (1/f'(q_j)) / sum_k (1/f'(q_k))`` with
     ``f'(q) = (1-q)^gamma (gamma log q / (1-q) - 1/q)`` (Eq. 1). It maps a focal-loss
     risk minimiser back to the true class probabilities and raises confidence for
-    ``gamma > 0`` (Prop. 5); ``gamma = 0`` is the identity.
+    ``gamma > 0`` (Prop. 5); ``gamma = 0`` is the identity. Rows that are exactly one-hot
+    are returned unchanged (the continuous limit).
 
     Parameters
     ----------
@@ -102,8 +103,6 @@ def focal_calibration_map(probs, gamma):
     gamma : float
         Focal parameter, finite and > -1 (negative values give the inverse,
         confidence-lowering shape used in the paper's post-hoc grid).
-
-    Rows that are exactly one-hot are returned unchanged (the continuous limit).
 
     Example
     -------
@@ -170,7 +169,17 @@ def temperature_bounds(gamma) -> tuple[float, float]:
     Returns ``(T_steep, T_flat) = (1/(gamma+1), 1/(gamma + 1 - log(gamma+1)/2))``, as
     stated in the paper; ``T_steep <= T_flat``. For logits ``s > 0`` the check in
     ``notebooks/theory_fts.md`` finds ``sigmoid(s/T_flat) < FC(s) < sigmoid(s/T_steep)``
-    (mirrored for ``s < 0``). Requires ``gamma >= 0``.
+    (mirrored for ``s < 0``).
+
+    Parameters
+    ----------
+    gamma : float
+        The focal parameter, finite and ``>= 0``.
+
+    Returns
+    -------
+    tuple of float
+        ``(T_steep, T_flat)``.
 
     Example
     -------
