@@ -49,6 +49,7 @@ EXTRAS = {
     "sklearn": ("scikit-learn", "text"),
     "gensim": ("gensim", "text"),
     "submitit": ("submitit", "sweep"),
+    "numba": ("numba", "fast"),
     "playwright": ("playwright", "test"),
 }
 
