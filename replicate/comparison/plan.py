@@ -143,13 +143,15 @@ class Plan:
                              "epochs": r["train"]["epochs"], "finished": find(cfg, on_damage="skip") is not None})
         return pd.DataFrame(rows)
 
-    def missing(self, store: str | None = None) -> dict:
-        """The distinct configurations with no finished run (in ``store``, or any store); a
-        damaged run counts as missing (kept in :func:`replicate.runs.damage.seen`)."""
+    def missing(self, store: str | None = None, groups=None) -> dict:
+        """The distinct configurations (of ``groups``, default all) with no finished run (in
+        ``store``, or any store); a damaged run counts as missing (kept in
+        :func:`replicate.runs.damage.seen`)."""
         from ..runs import find
 
+        cfgs = self.configs() if groups is None else {c.key: c for g in groups for c in self.group(g).values()}
         out = {}
-        for key, cfg in self.configs().items():
+        for key, cfg in cfgs.items():
             run = find(cfg, on_damage="skip")
             if run is None or (store is not None and run.store != store):
                 out[key] = cfg
@@ -157,17 +159,8 @@ class Plan:
 
     def complete(self, store: str | None = "results", groups=None) -> bool:
         """Whether every run of the plan (of ``groups``, default all) is finished in ``store``
-        (default the committed one)."""
-        if groups is None:
-            return not self.missing(store)
-        from ..runs import find
-
-        for g in groups:
-            for cfg in self.group(g).values():
-                run = find(cfg, on_damage="skip")
-                if run is None or (store is not None and run.store != store):
-                    return False
-        return True
+        (default the committed one): :meth:`missing` finds none."""
+        return not self.missing(store, groups)
 
 
 def _train_each(cfgs: dict, store: str, device, progress: str, log) -> tuple[dict, list]:
