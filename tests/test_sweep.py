@@ -39,6 +39,35 @@ def env(tmp_path, monkeypatch):
     return tmp_path
 
 
+_SLOW_EPOCHS = """
+import os, time
+if os.environ.get("TEST_EPOCH_PAUSE_S"):
+    from replicate.training import checkpoint as _ckpt
+    _save = _ckpt.atomic_save
+
+    def atomic_save(obj, path):       # each epoch's checkpoint, after a pause
+        time.sleep(float(os.environ["TEST_EPOCH_PAUSE_S"]))
+        return _save(obj, path)
+
+    _ckpt.atomic_save = atomic_save
+"""
+
+
+@pytest.fixture()
+def paused_epochs(tmp_path, monkeypatch):
+    """Every Python process started from here on (the sweep's workers, submitit's tasks) pauses
+    before each epoch's checkpoint (a ``sitecustomize`` on ``PYTHONPATH``, this test's only):
+    a signal sent once the first checkpoint exists lands while the run still trains, with a
+    few epochs instead of a hundred racing ones. Returns a function that ends the pauses for
+    processes started after it is called."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_SLOW_EPOCHS)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), str(REPO), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("TEST_EPOCH_PAUSE_S", "0.5")
+    return lambda: monkeypatch.delenv("TEST_EPOCH_PAUSE_S")
+
+
 def tiny(loss="cross_entropy", epochs=1, **params):
     return RunConfig("cifar10", loss, params, profile="smoke", options={"epochs": epochs},
                      data_params={"val_size": 60})
@@ -96,17 +125,17 @@ import sys
 from pathlib import Path
 from replicate import sweep
 from replicate.runs import RunConfig
-cfg = RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", options={"epochs": 120},
+cfg = RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", options={"epochs": 8},
                 data_params={"val_size": 60})
 s = sweep.run_local({cfg.key: cfg}, Path(sys.argv[1]), workers=1, device="cpu", quiet=True)
 print("SUMMARY", s.line(), flush=True)
 """
 
 
-def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(env):
+def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(env, paused_epochs):
     """SIGINT to the sweep's process group (what Ctrl-C sends) stops the worker mid-run: no
     finished record, the epoch checkpoint is kept, and the rerun resumes from it."""
-    cfg = RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", options={"epochs": 120},
+    cfg = RunConfig("cifar10", "focal", {"gamma": 3.0}, profile="smoke", options={"epochs": 8},
                     data_params={"val_size": 60})
     # Ctrl-C's disposition is inherited: a library earlier in the test session may leave SIGINT
     # ignored in this process, and a child that starts with it ignored never sees Ctrl-C (as a
@@ -117,12 +146,13 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(env):
     ckpt = runs.checkpoint_path(cfg.key)
     deadline = time.time() + 120
     while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.02)    # 120 short epochs: the signal lands before the last one, also on a busy machine
+        time.sleep(0.02)    # 8 epochs, each paused 0.5 s: the signal lands before the last one
     assert ckpt.exists(), proc.communicate()[0]
     os.killpg(proc.pid, signal.SIGINT)
     out = proc.communicate(timeout=120)[0]
     assert "SUMMARY 1 stopped" in out, out
     assert runs.find(cfg) is None and ckpt.exists()
+    paused_epochs()                                    # the rerun at full speed
     s = sweep.run_local({cfg.key: cfg}, env / "logs", workers=1, device="cpu", quiet=True)
     assert s.counts()["trained"] == 1
     assert runs.find(cfg).provenance["resumed_from_epoch"] >= 1
@@ -172,12 +202,12 @@ def test_hard_stop_interrupts_what_still_trains_and_returns_in_time(env):
 
 
 # ----------------------------------------------------------------------------- submitit
-def test_submitit_job_killed_and_requeued_ends_with_the_uninterrupted_result(env, monkeypatch):
+def test_submitit_job_killed_and_requeued_ends_with_the_uninterrupted_result(env, monkeypatch, paused_epochs):
     submitit = need("submitit", "submitit (the sweep extra)")
-    # 150 epochs of a few ms each: polled every 10 ms, the signal lands while the task trains
-    # (with a few epochs it landed after training, in the run's final writes, a window this test
-    # is not about and whose outcome it did not report)
-    cfg = tiny("focal", epochs=150, gamma=3.0)
+    # 8 epochs, each paused 0.5 s in the task (paused_epochs): polled every 10 ms, the signal
+    # lands while the task trains, never in the run's final writes (a window this test is not
+    # about); formerly 150 racing epochs of a few ms each
+    cfg = tiny("focal", epochs=8, gamma=3.0)
     executor = submitit.AutoExecutor(folder=str(env / "submitit"), cluster="local")
     executor.update_parameters(timeout_min=10)
     job = executor.submit(sweep.TrainJob(), cfg.to_dict(), str(env / "logs" / "job.log"), "cpu", "auto")
