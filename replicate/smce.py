@@ -17,8 +17,8 @@ given ``w_i`` is concave and piecewise linear in ``w_i``; :func:`_dynamic_progra
 linear in the number of distinct predictions in practice, where a general LP solver takes
 seconds for 10,000 test samples. The same programme on arrays (:func:`_dp_rings`) is compiled
 by numba when it is installed (the ``fast`` extra, part of ``book``): the same operations in
-the same order, so the same number to the last bit (``tests/test_smce_compiled.py``), about
-200 times faster than the deques in Python, which the noise model's 200 resamples per run
+the same order, so the same number to the last bit (``tests/test_smce_compiled.py``), 50 to 250
+times faster than the deques in Python (``benchmarks/smce.py``), which the noise model's 200 resamples per run
 need (without numba the deques run); ``tests/test_exp_fcl.py`` checks it against scipy's HiGHS solving the LP
 above and against the LP of :mod:`replicate.theory.fcl.postprocessing`. No library ships this
 functional:
