@@ -49,9 +49,9 @@ def test_the_page_separates_what_only_the_book_needs():
     assert all("glue(" not in src and "myst_nb" not in src and "rp.plots" not in src for src in plain)
     assert any("glue(" in src for src in book_only)
     code = "\n".join(plain)
-    # in-memory data; a loss with its per-epoch hooks, the metrics and both calibrators, each once
+    # in-memory data; every loss through one loop with its per-epoch hooks, the metrics and both calibrators
     assert "rp.data" not in code and "torchvision" not in code
-    for call in ("rp.losses.get_loss(", "on_epoch_start(", "update_from_validation(",
+    for call in ("rp.losses.get_loss(", "rp.losses.available_losses()", "on_epoch_start(", "update_from_validation(",
                  "rp.posthoc.fit_temperature(", "rp.posthoc.fit_focal_temperature(", "rp.metrics.ece"):
         assert call in code, call
 
@@ -67,7 +67,8 @@ def test_the_plain_loop_runs_with_the_core_only():
     assert {"matplotlib", "myst_nb", "sklearn", "jupytext", "papermill"} <= set(hidden)
     cells = [src for tags, src in code_cells(PAGE.read_text()) if "book-only" not in tags]
     script = "\n\n".join([cells[0], 'profile = "smoke"', *cells[1:]]).replace("\ntable.round(2)", "\nprint(table.round(2))")
-    script += "\nprint('rows', list(table.index)); print('answer', answer)"
+    script = script.replace("\nevery.round(2)", "\nprint(every.round(2))")
+    script += "\nprint('rows', list(table.index)); print('answer', answer); print('every', list(every.index))"
     env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
     proc = subprocess.run([sys.executable, "-c", HIDE + script, ",".join(hidden)], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=300)
@@ -78,3 +79,8 @@ def test_the_plain_loop_runs_with_the_core_only():
     rows = next(line for line in out.splitlines() if line.startswith("rows "))
     assert "'none'" in rows and "TS (T = " in rows and "FTS (T = " in rows
     assert "profile smoke, seed 1: by hand T = " in out and ": the same" in out
+    # every loss of the package through the same loop, once
+    every = next(line for line in out.splitlines() if line.startswith("every "))
+    import replicate as rp
+
+    assert every == f"every {list(rp.losses.available_losses())}"
