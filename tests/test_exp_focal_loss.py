@@ -59,7 +59,7 @@ def test_training_numbers_and_figure4_epochs():
 def test_text_views_without_a_text_experiment():
     assert views.text_view(None, {}) is None and views.text_tables(None, []) == []
     assert set(views.text_numbers(None, {}).values()) == {views.TEXT_SKIPPED}
-    assert len(views.text_numbers(None, {})) == 4
+    assert len(views.text_numbers(None, {})) == 5
 
 
 # ----------------------------------------------------------------------------- committed cpu runs
@@ -87,6 +87,7 @@ def test_committed_runs_numbers_agree_with_their_records(cpu_runs):
     got = views.text_numbers(view, text)
     assert got["text_ce_err"] == f"{error:.2f}"
     assert got["text_seconds"] == f"{np.mean([r.wall_time for r in text.values()]):.0f}"
+    assert got["text_n_runs"] == str(len(p.group("text")))       # the sentence's count of text runs
     assert "frozen" in got["text_embeddings"]
     assert len(views.text_tables(view, p.methods["text"], ["error"])) == 1
 

@@ -81,17 +81,18 @@ def text_tables(view: dict | None, methods, metrics=("ece",)) -> list:
 
 def text_numbers(view: dict | None, text_runs: dict) -> dict:
     """Glue values of the text section: cross-entropy's test error (ours, paper's), the word
-    vectors the runs used and their mean training time in seconds; :data:`TEXT_SKIPPED`
-    for each when the text experiment was not run."""
+    vectors the runs used, their number (``text_n_runs``) and their mean training time in
+    seconds; :data:`TEXT_SKIPPED` for each when the text experiment was not run."""
     if view is None or not text_runs:
-        return dict.fromkeys(("text_ce_err", "text_ce_err_paper", "text_embeddings", "text_seconds"),
-                             TEXT_SKIPPED)
+        return dict.fromkeys(("text_ce_err", "text_ce_err_paper", "text_embeddings", "text_n_runs",
+                              "text_seconds"), TEXT_SKIPPED)
     from ...data import embeddings
 
     first = next(iter(text_runs.values()))
     return {"text_ce_err": cmp.quote(cmp.summarise(view["ours"]), "cross_entropy", "error"),
             "text_ce_err_paper": cmp.quote(view["paper"], "cross_entropy", "error"),
             "text_embeddings": embeddings.describe(first.resolved["data"]),
+            "text_n_runs": str(len(text_runs)),
             "text_seconds": f"{sum(r.wall_time for r in text_runs.values()) / len(text_runs):.0f}"}
 
 
