@@ -96,3 +96,60 @@ def gpu_regime_text(regime: dict) -> str:
     return (head + f": the pilot's most accurate candidate, {b['network']} for {b['epochs']} epochs "
             f"({b['train_s'] / 60:.1f} min of training), reached {100 * b['error']:.1f} %"
             + ("." if b["error_ok"] else ", still above it."))
+
+
+def pilot_cost_text(pilot, big: str = "resnet50", small: str = "resnet18") -> str:
+    """What the pilot (:func:`gpu_pilot`) says of ``big`` against ``small``, in one clause
+    read from its rows: the ratio of their training seconds per epoch at the lengths both
+    ran (their median seconds per epoch when they share none) and, at the longest shared
+    length, each one's test error, with "so it learns more slowly per second" only when
+    ``big`` costs more per epoch and is no more accurate there. Empty when the pilot lacks
+    either network."""
+    per_epoch = pilot.assign(s_per_epoch=pilot["train s"] / pilot["epochs"])
+    a, b = (per_epoch[per_epoch.network == n].set_index("epochs") for n in (big, small))
+    if a.empty or b.empty:
+        return ""
+    shared = sorted(set(a.index) & set(b.index))
+    if shared:
+        ratio = float((a.loc[shared, "s_per_epoch"] / b.loc[shared, "s_per_epoch"]).median())
+        e = shared[-1]
+        return (f"an epoch of {big} costs {ratio:.1f} times one of {small} (at "
+                f"{', '.join(map(str, shared))} epochs, the length{'s' if len(shared) > 1 else ''} both ran), "
+                f"and after {e} epochs {big} reached {100 * a.loc[e, 'test error']:.1f} % test error, "
+                f"{small} {100 * b.loc[e, 'test error']:.1f} %"
+                + (f", so {big} learns more slowly per second"
+                   if ratio > 1 and a.loc[e, "test error"] >= b.loc[e, "test error"] else ""))
+    ratio = float(a.s_per_epoch.median() / b.s_per_epoch.median())
+    return f"an epoch of {big} costs {ratio:.1f} times one of {small} (median seconds per epoch over the pilot)"
+
+
+def pilot_trend_text(pilot) -> str:
+    """What the pilot's rows say of the short schedule, in one sentence: that it costs
+    accuracy when the test error falls at every longer schedule of every network, else
+    where it does not fall."""
+    rises = []
+    for net, rows in pilot.sort_values("epochs").groupby("network", sort=True):
+        err = rows["test error"].to_numpy()
+        ep = rows["epochs"].to_numpy()
+        rises += [f"{net} from {ep[i]} to {ep[i + 1]} epochs" for i in range(len(err) - 1) if err[i + 1] >= err[i]]
+    if not rises:
+        return ("The pilot shows that the short schedule costs accuracy: the test error falls at every longer "
+                "schedule of every network.")
+    return ("The pilot does not show that a longer schedule always helps: the test error does not fall for "
+            + "; ".join(rises) + ".")
+
+
+def pilot_confidence_text(pilot) -> str:
+    """Whether the profile's own setting in the pilot (:func:`gpu_pilot`) is over- or
+    under-confident before temperature scaling, read from the temperature the validation
+    set chose (above 1: over-confident, as the papers' cross-entropy models; below 1:
+    under-confident; 1: neither)."""
+    own = pilot[pilot["profile's setting"]]
+    if len(own) != 1:
+        raise ValueError(f"the pilot has {len(own)} runs of the gpu profile's own setting; expected 1")
+    t = float(own["T"].iloc[0])
+    if t > 1:
+        return f"The profile's model is over-confident like the papers' models (temperature {t:g})"
+    if t < 1:
+        return f"The profile's model is under-confident, unlike the papers' models (temperature {t:g})"
+    return "The profile's model needs no temperature (T = 1), unlike the papers' over-confident models"

@@ -179,11 +179,17 @@ def noise_example(profile: str):
 
 def noise_example_texts(example: dict | None) -> dict:
     """The glue texts of :func:`noise_example` (``ex_point``, ``ex_low``, ``ex_high``,
-    ``ex_n_boot``, ``ex_n_test``, ``ex_verdict``, ``ex_row``); each says it is not available
-    when the runs are not in the store."""
-    keys = ("point", "low", "high", "n_boot", "n_test", "verdict", "row")
+    ``ex_n_boot``, ``ex_n_test``, ``ex_verdict``, ``ex_row``, and ``ex_n_shown``: how many
+    resamples its table shows, in words); each says it is not available when the runs are
+    not in the store."""
+    keys = ("point", "low", "high", "n_boot", "n_test", "verdict", "row", "n_shown")
     if example is None:
         return {f"ex_{k}": "not available (the chapter's runs are not in the store)" for k in keys}
     out = {f"ex_{k}": f"{example[k]:.2f}" for k in ("point", "low", "high")}
     out.update({f"ex_{k}": f"{example[k]:,}" for k in ("n_boot", "n_test")})
-    return {**out, "ex_verdict": example["verdict"], "ex_row": example["row"]}
+    n = len(example["resamples"])
+    shown = _WORDS[n] if n < len(_WORDS) else f"{n:,}"
+    return {**out, "ex_verdict": example["verdict"], "ex_row": example["row"], "ex_n_shown": shown}
+
+
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
