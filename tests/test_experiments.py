@@ -190,3 +190,20 @@ def test_quantifier_words_are_the_wording_modules_reading():
     assert words["q_every"] == "all the rows"
     # the reading in words is the rule that counts: "most" of 10 rows needs 6, "almost all" 8
     assert wording.needed("most", 10) == 6 and wording.needed("almost all", 10) == round(10 * wording.ALMOST_ALL)
+
+
+def test_text_scale_names_what_a_profile_cuts_from_the_paper_profiles_text_runs():
+    """Issue #32, item 5: AdaFocal's text section said "the CPU profile uses shorter
+    documents" whatever profile its text rows had; the sentence now reads the profile."""
+    from replicate.profiles import get_profile
+
+    for name in ("smoke", "cpu"):
+        t = get_profile(name).text
+        text = cmp.chapter.text_scale(name)
+        assert f"documents cut to {t['data_params']['max_len']} tokens" in text
+        assert text.endswith("weaker classifiers than the paper's")
+        assert f"at most {t['epochs']} epoch" in text
+    gpu = cmp.chapter.text_scale("gpu")       # full documents, default network, fewer epochs
+    assert "keep the paper profile's documents and network" in gpu and "weaker" not in gpu
+    assert f"at most {get_profile('gpu').text['epochs']} epochs (paper profile: " in gpu
+    assert cmp.chapter.text_scale("paper") == "the paper profile's text runs follow the paper profile's text protocol"
