@@ -616,3 +616,14 @@ def test_the_rbs_check_and_printed_table3_are_headed_in_words():
         assert notebook_checks.table_problems(html) == [], html[:300]
     assert "at least the smallest RBS" in views.rbs_check(c).to_html()
     assert "AdaDualFocal" in views.printed_table3(c).to_html()
+
+
+def test_noted_rows_count_the_distinct_rows_of_the_cell_notes(monkeypatch):
+    """Issue #32, item 5: "two rows lost cells" under Table 9 counts its cell notes' rows."""
+    notes = lay.table_notes(exp.PAPER, "table9")
+    rows = {tuple(part.split(", ")[:2]) for c in notes["cell"] if c != "table" for part in c.split("; ")}
+    assert rows == {("CIFAR-10", "ResNet-50"), ("CIFAR-10", "DenseNet-121")}
+    assert vw.noted_rows("table9") == 2 and vw.noted_rows_text("table9") == "two rows"
+    for n, words in ((0, "no rows"), (1, "one row"), (12, "12 rows")):
+        monkeypatch.setattr(vw, "noted_rows", lambda table, n=n: n)
+        assert vw.noted_rows_text("table9") == words

@@ -175,6 +175,25 @@ def notes(tables, rows=None):
     return lay.table_notes(exp.PAPER, tables, rows=rows).style.hide(axis="index")
 
 
+def noted_rows(table: str) -> int:
+    """How many printed rows of ``table`` carry a cell note in its recorded defects
+    (:func:`replicate.comparison.layouts.table_notes`): distinct (data set, network,
+    setting) among the noted cells."""
+    t = lay.table_notes(exp.PAPER, table)
+    cells = [c for c in t["cell"] if c != "table"]
+    return len({", ".join(part.split(", ")[:3]) for c in cells for part in c.split("; ")})
+
+
+_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def noted_rows_text(table: str) -> str:
+    """:func:`noted_rows` of ``table`` as the start of a sentence: "two rows", "one row"."""
+    n = noted_rows(table)
+    word = _NUMBER_WORDS[n] if n < len(_NUMBER_WORDS) else str(n)
+    return f"{word} row{'' if n == 1 else 's'}"
+
+
 def not_replicated() -> pd.DataFrame:
     """:data:`NOT_REPLICATED` as a table."""
     return pd.DataFrame(NOT_REPLICATED, columns=["what", "paper tables", "why"])
@@ -432,4 +451,5 @@ def texts(c: Chapter) -> dict:
     out.update(rbs_cells=str(len(b)), rbs_fit_root=str(int(b.fits_rbs.sum())),
                rbs_fit_brier=str(int(b.fits_brier.sum())), rbs_sentence=rbs_sentence(b))
     out["text_runs"] = text_runs_sentence(c.plan, _mukhoti_plan(c.plan))
+    out["table9_noted_rows"] = noted_rows_text("table9")
     return out
