@@ -253,3 +253,23 @@ def test_the_committed_pilots_texts():
     ratio = (r50["train s"] / 30) / (r18["train s"] / 30)
     assert f"costs {ratio:.1f} times" in protocol.pilot_cost_text(pilot)
     assert "over-confident" in protocol.pilot_confidence_text(pilot)
+
+
+def test_protocol_text_states_what_every_profile_shares_and_names_what_differs(monkeypatch):
+    """Issue #32, item 5: "Every run uses SGD with momentum 0.9 ..." is read from the profiles."""
+    import dataclasses
+
+    from replicate import profiles
+
+    text = protocol.protocol_text("image")
+    p = profiles.get_profile("cpu")
+    assert text.startswith(f"SGD with momentum {p.momentum:g} (no Nesterov), weight decay {p.weight_decay:g}, "
+                           f"batch size {p.batch_size}, learning rate {p.lr:g} divided by {1 / p.lr_decay:g} at ")
+    assert "150/350 and 250/350 of the epochs" in text and text.endswith("the model of the last epoch")
+    assert protocol.protocol_text("text") == (f"Adam, learning rate {p.text['lr']:g}, the epoch with the best "
+                                              "validation accuracy")
+    # one profile with another batch size: the sentence names each profile's
+    changed = {**profiles.PROFILES, "cpu": dataclasses.replace(p, batch_size=64)}
+    monkeypatch.setattr(profiles, "PROFILES", changed)
+    assert "batch size by profile (smoke: 128, cpu: 64" in protocol.protocol_text("image")
+    assert "batch size batch size" not in protocol.protocol_text("image")

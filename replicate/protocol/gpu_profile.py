@@ -153,3 +153,41 @@ def pilot_confidence_text(pilot) -> str:
     if t < 1:
         return f"The profile's model is under-confident, unlike the papers' models (temperature {t:g})"
     return "The profile's model needs no temperature (T = 1), unlike the papers' over-confident models"
+
+
+def _shared(values: list, what: str, fmt) -> str:
+    """``fmt`` of the one value every profile shares, else ``what`` (when the sentence does
+    not name it already) and each profile's."""
+    first = values[0][1]
+    if all(v == first for _, v in values):
+        return fmt(first)
+    each = "by profile (" + ", ".join(f"{n}: {fmt(v)}" for n, v in values) + ")"
+    return f"{what} {each}" if what else each
+
+
+def protocol_text(kind: str = "image") -> str:
+    """The training settings every profile of :data:`replicate.profiles.PROFILES` shares for
+    ``kind`` (``"image"``: the profiles' own settings; ``"text"``: their ``text`` settings),
+    in words, read from the profiles; a setting the profiles do not share is named with each
+    profile's value. The milestones are written as fractions of the papers' 350 epochs."""
+    from ..profiles import PROFILES
+
+    def setting(key):
+        return [(n, (vars(p) if kind == "image" else p.text)[key]) for n, p in PROFILES.items()]
+
+    def milestones(ms):
+        return " and ".join(f"{round(350 * m)}/350" for m in ms)
+
+    opt = _shared(setting("optimizer"), "the optimiser", lambda v: {"sgd": "SGD", "adam": "Adam"}.get(v, v))
+    lr = _shared(setting("lr"), "the learning rate", lambda v: f"{v:g}")
+    select = _shared(setting("select"), "the model kept", lambda v: {
+        "last": "the model of the last epoch", "best_val_accuracy": "the epoch with the best validation accuracy"
+    }.get(v, v))
+    if kind == "text":
+        return f"{opt}, learning rate {lr}, {select}"
+    return (f"{opt} with momentum {_shared(setting('momentum'), '', lambda v: f'{v:g}')} (no Nesterov), "
+            f"weight decay {_shared(setting('weight_decay'), '', lambda v: f'{v:g}')}, batch size "
+            f"{_shared(setting('batch_size'), '', str)}, learning rate {lr} divided by "
+            f"{_shared(setting('lr_decay'), '', lambda v: f'{1 / v:g}')} at "
+            f"{_shared(setting('milestones'), '', milestones)} of the epochs, the gradient norm clipped at "
+            f"{_shared(setting('clip_grad_norm'), '', lambda v: f'{v:g}')}, and {select}")
