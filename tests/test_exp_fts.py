@@ -450,7 +450,14 @@ def test_glued_texts_come_from_the_numbers():
     assert fts_tables.demo_texts(demo, 92.94) == {"demo_acc": "92.9", "demo_nll_T": "0.05", "demo_nll_acc": "12.4",
                                                   "demo_ece_choice": "5, 5.00",
                                                   "demo_nll_rows": "most rows overflow (9,000 of 10,000)",
-                                                  "demo_ece_rows": "no row overflows"}
+                                                  "demo_ece_rows": "no row overflows: the numbers are then "
+                                                  "the intended map's, at a choice restricted to temperatures the "
+                                                  "guard leaves alone"}
+    # the committed demo's case: one row of 10,000 rewritten at the ECE choice
+    one = fts_tables.demo_texts(demo.assign(**{"test rows rewritten": [0.0, 9000.0, 1.0]}), 92.94)["demo_ece_rows"]
+    assert one.startswith("1 of the 10,000 rows overflows: the numbers are then nearly the intended map's")
+    many = fts_tables.demo_texts(demo.assign(**{"test rows rewritten": [0.0, 9000.0, 400.0]}), 92.94)
+    assert many["demo_ece_rows"] == "400 of the 10,000 rows overflow: the guard still rewrites the numbers there"
     pairs = pd.DataFrame({"select": ["nll", "adaece"], "at_grid_min": [False, False], "differs": [True, False]})
     lt = fts_tables.link_texts(cmp.paper_posthoc(fts.PAPER), pairs, "code")
     assert lt["ours_at_min"] == "0 of 1" and lt["pairs_differ"] == "1 of 2" and "18 FTS" in lt["printed_link"]
@@ -472,8 +479,9 @@ def test_the_sentences_of_the_guard_demo_clamp_and_grids_follow_their_tables():
     assert "of 2 of the 3 fits, 1 of them to the grid's smallest" in fts_tables.guard_text(pairs)
     # how many demo rows overflow, in words
     rows = fts_tables._rows
-    assert (rows(0, 10), rows(10, 10), rows(6, 10), rows(5, 10)) == (
-        "no row overflows", "every row overflows (10)", "most rows overflow (6 of 10)", "5 of the 10 rows overflow")
+    assert (rows(0, 10), rows(10, 10), rows(6, 10), rows(5, 10), rows(1, 10)) == (
+        "no row overflows", "every row overflows (10)", "most rows overflow (6 of 10)", "5 of the 10 rows overflow",
+        "1 of the 10 rows overflows")
     # the clamp: ours within rounding or not, the other set's largest change and its gamma
     clamp = pd.DataFrame({"our runs": [1e-8, 2e-8], "synthetic confident model": [3e-5, 1e-9]}, index=[-0.5, 1.0])
     text = fts_tables.clamp_text(clamp)
