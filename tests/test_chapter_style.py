@@ -14,10 +14,15 @@ For every listed chapter (read with :func:`replicate.runner.read_notebook`, as t
   written in plain PyTorch, checked against the package's).
 
 To put a chapter under these rules, add its name to :data:`CHAPTERS`.
+
+On the chapters of :data:`COUNTED_CHAPTERS`, no count, ratio or number of runs, rows or models
+is typed into the prose outside :data:`TYPED_COUNTS` (each entry with its reason): such
+numbers are glued from the values the table beside them shows (issue #32, item 5).
 """
 from __future__ import annotations
 
 import ast
+import re
 
 import pytest
 
@@ -205,3 +210,136 @@ def test_checker_reports_each_broken_rule(tmp_path):
     assert "'import numpy' (use 'import numpy as np')" in problems
     assert "'from scipy import stats'" in problems and "'from myst_nb import md'" in problems
     assert "never imports 'replicate as rp'" in problems
+
+
+# ----------------------------------------------------------------------------- typed counts in prose
+# Issue #32, item 5: a count ("3 of 5 methods", "the eleven text runs"), a ratio ("about three
+# times") or a number of our runs, rows or models typed into a chapter's prose can disagree
+# with the table beside it; such numbers are glued from the values the table is drawn from.
+# The scan below reads the prose outside code cells, directives (exercises, figures,
+# admonitions) and folded solutions, after removing glue roles, math, inline code, references
+# (Table 1, Figs. 17-22, Eq. 4, App. A.10), names with digits (ResNet-50, FL-3, CIFAR-10) and
+# "20 Newsgroups". What is left and still looks like a count is either glued or listed here
+# with the reason it may stay typed.
+
+#: The chapters whose prose is scanned (issue #32, item 5: the experiment chapters and the
+#: protocol, reproducibility and claims-ledger pages; the leaderboard's sentences are its own).
+COUNTED_CHAPTERS = ["exp_focal_loss", "exp_adafocal", "exp_dual_focal", "exp_fcl", "exp_fts", "protocol",
+                    "reproducibility", "claims_ledger"]
+_W = r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen|\d+(?:,\d{3})*(?:\.\d+)?)"
+_W1 = r"(?:one|" + _W[3:]
+_NOUN = (r"(?:runs?|methods?|models?|seeds?|claims?|rows?|verdicts?|resamples?|fits?|conclusions?|cells?|loans?|"
+         r"networks?|data sets?|losses|baselines|trainings|points|samples)")
+COUNT_PATTERNS = (re.compile(rf"\b{_W1}\s+(?:of|out of)\s+(?:the\s+|its\s+|our\s+|these\s+)?{_W1}\b", re.I),
+                  re.compile(rf"\b{_W1}\s+times\b", re.I),
+                  re.compile(rf"\b(?:all|none of|only|the first|the last)\s+(?:the\s+)?{_W}\b", re.I),
+                  re.compile(rf"\b{_W}\s+(?:[a-z-]+\s+)?{_NOUN}\b", re.I))
+_REF = (r"(?:Tables?|Figs?\.|Figures?|Eqs?\.|Equations?|Sec\.|Sections?|Appendix|App\.|Definitions?|Thm\.|"
+        r"Theorems?|Propositions?|Algorithm|Step)")
+_NUM = r"[A-Z]?\d+(?:\.\d+)*(?:\([a-z](?:-[a-z])?\))?[a-z]?"
+_SCRUB = (re.compile(r"\{[\w:-]+\}`[^`]*`"), re.compile(r"\$[^$]*\$"), re.compile(r"`[^`]*`"),
+          re.compile(_REF + r"\s+" + _NUM + r"(?:\s*(?:,|-|–|and|to|or)\s*" + _NUM + r")*"),
+          re.compile(r"\b20 Newsgroups\b"), re.compile(r"\b[A-Za-z][\w.]*-\d[\w.\-/]*"))
+
+#: chapter -> {typed count: why it may stay typed}
+TYPED_COUNTS = {
+    "exp_focal_loss": {
+        "eleven methods": "the paper's own count of its methods (they train eleven), not our runs",
+        "250 of 350": "FLS's switch epochs, as the paper defines the schedules",
+        "all four": "the four models of the paper's Figure 8, named right after",
+        "four models": "the four models of the paper's Figure 8, named right after",
+    },
+    "exp_adafocal": {
+        "two AdaFocal models": "the two rules the chapter trains, named in its introduction (Eq. 4, code rule)",
+        "5 runs": "the caption of the paper's Figure 4a (a figure: no stored table holds it)",
+        "9 seeds": "the paper's Figures 17-22 repeat each setting over 5 to 9 seeds (figures only)",
+        "9 out of 11": "the paper's own words, quoted",
+        "9 of 11": "the claim as the paper words it",
+        "7 of 11": "the claim as the paper words it",
+    },
+    "exp_dual_focal": {
+        "six baselines": "what the paper compares, from its text",
+        "four networks": "what the paper compares, from its text",
+        "one of 15": "AdaDualFocal's 15 equal-mass bins (the authors' code), a definition",
+        "one of two": "a 'depends on the reading' verdict holds under one of the claim's two readings (definition)",
+    },
+    "exp_fcl": {
+        "all 50,000": "the authors' code trains on the whole CIFAR-10 training set (its official size)",
+        "the first 50": "the paper's description of its Figure 3 (epochs 0-50)",
+    },
+    "exp_fts": {
+        "three rows": "the three rows of logits typed into the code cell right below",
+        "three data sets": "the paper's data sets (CIFAR-10, CIFAR-100, TinyImageNet)",
+        "all three": "the paper's three data sets of its Table 1",
+    },
+    "protocol": {
+        "a dozen losses": "an order of magnitude for the catalogue, said as such",
+        "the first 5,000": "the validation split's definition (the authors' code)",
+        "two final models": "the two models of the demonstration (cross-entropy and focal loss)",
+    },
+    "claims_ledger": {
+        "two verdicts": "an experiment claim's two sides (the paper's table, our runs): a definition",
+        "two methods": "a kind of test (a difference of two methods): a definition",
+        "two cells": "a kind of test (a difference of two cells): a definition",
+    },
+}
+
+
+def prose_lines(path) -> list[str]:
+    """The chapter's prose: markdown lines outside directives (```` ```{...} ````,
+    ``:::{...}``) and outside folded solutions."""
+    out, fence, solution = [], None, False
+    for cell in runner.read_notebook(path).cells:
+        if cell.cell_type != "markdown":
+            continue
+        for line in cell.source.splitlines():
+            if "{solution-start}" in line:
+                solution = True
+            elif "{solution-end}" in line:
+                solution = False
+                continue
+            m = re.match(r"^(`{3,}|:{3,})\{", line)
+            if fence is None and m:
+                fence = m.group(1)
+                continue
+            if fence is not None:
+                if line.strip() == fence:
+                    fence = None
+                continue
+            if not solution:
+                out.append(line)
+    return out
+
+
+def typed_counts(path) -> list[str]:
+    """Every typed count of the chapter's prose that :data:`COUNT_PATTERNS` finds."""
+    found = []
+    for line in prose_lines(path):
+        for p in _SCRUB:
+            line = p.sub(" ", line)
+        for p in COUNT_PATTERNS:
+            found += [re.sub(r"\s+", " ", m.group(0)) for m in p.finditer(line)]
+    return found
+
+
+@pytest.mark.parametrize("chapter", COUNTED_CHAPTERS)
+def test_counts_in_prose_are_glued(chapter):
+    allowed = TYPED_COUNTS.get(chapter, {})
+    found = typed_counts(runner.SOURCE_DIR / f"{chapter}.md")
+    typed = sorted(set(found) - set(allowed))
+    assert not typed, (f"notebooks/{chapter}.md types counts its tables may contradict: {typed}; glue them "
+                       f"from the values the table shows, or list them in TYPED_COUNTS with the reason")
+    stale = sorted(set(allowed) - set(found))
+    assert not stale, f"TYPED_COUNTS[{chapter!r}] lists phrases the chapter no longer has: {stale}"
+
+
+def test_count_scan_finds_typed_counts_and_skips_glue_math_references_and_exercises(tmp_path):
+    path = _chapter(tmp_path, "Of the {glue:text}`n` claims 3 of 5 hold; it costs about three times more, "
+                              "over the eleven text runs.\n"
+                              "See Tables 1-4 and 6, Figs. 17-22 and Eq. 4; ResNet-50 runs, $2 of 3$, `4 of 5`,\n"
+                              "20 Newsgroups rows, in 2024.\n"
+                              "```{exercise} A title\n:label: x\n\nCount 7 of 9 rows.\n```\n"
+                              "```{solution-start} x\n:class: dropdown\n```\nAll 12 runs agree.\n"
+                              "```{solution-end}\n```\nNone of the 4 fits, the first five resamples.\n")
+    assert typed_counts(path) == ["3 of 5", "three times", "eleven text runs", "None of the 4", "the first five",
+                                  "4 fits", "five resamples"]

@@ -399,3 +399,18 @@ def test_rows_by_label_shows_method_labels_and_no_index():
                          index=["cross_entropy", "flsd53"])
     html = cmp.layouts.rows_by_label(frame).to_html()
     assert notebook_checks.table_problems(html) == [] and "FLSD-53" in html and "1.23" in html
+
+
+def test_the_printed_number_of_adafocal_runs_is_table1s_caption():
+    """Issue #32, item 5: "AdaFocal's being a mean over N runs" reads the stored caption of
+    Table 1, and the paper's own text prints that caption."""
+    from needs import paper_text
+
+    from replicate.experiments.adafocal import views
+
+    n = views.printed_ada_runs()
+    assert n.isdigit() and int(n) > 1
+    text = paper_text("ghosh2022")
+    assert any(f"For AdaFocal, the values are averaged over {n} runs." in line for line in text)
+    with pytest.raises(KeyError):
+        views.printed_ada_runs("table99")

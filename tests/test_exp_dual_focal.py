@@ -539,11 +539,68 @@ def test_every_glued_key_of_the_chapter_is_produced(cpu_chapter):
     used = set(re.findall(r"\{glue:text\}`([^`]+)`", text))
     log = rep.decide(cpu_chapter.plan, None)                    # the glue keys do not depend on the verdicts
     counts = rp.claims.verdict_counts(log.frame(), vw.VERDICT_SIDES, per_claim=True, rule_text=rp.comparison.noise.rule_text())
-    produced = {**vw.texts(cpu_chapter), **counts}
+    produced = {**vw.texts(cpu_chapter), **counts, **cmp.chapter.quantifier_words(),
+                "tally_ours_glossed": cmp.chapter.tally_glossed(counts, "ours"),
+                "our_setting": rp.book.scale.setting_text(cpu_chapter.report["scale_box"].scale)}
     assert used <= set(produced), used - set(produced)
     assert all(isinstance(v, str) and v for v in produced.values())
     assert produced["rbs_fit_brier"] == produced["rbs_cells"] == "48"
     assert "identical test logits" in produced["identical_runs"]
+
+
+def _bounds(root, brier):
+    """A constructed :func:`rbs_bounds` frame: ``root`` / ``brier`` are its fits columns."""
+    return pd.DataFrame({"fits_rbs": root, "fits_brier": brier})
+
+
+def test_rbs_sentence_counts_and_concludes_from_the_frame():
+    """Issue #32, item 5: the sentence under the RBS check is written from the frame the
+    check counts, each wording on a constructed frame."""
+    # the printed table's case: few fit the root, every one the Brier score
+    s = vw.rbs_sentence(_bounds([True, False, False, False], [True] * 4))
+    assert s.startswith("Only 1 of the 4 printed values is at least the smallest RBS")
+    assert "all 4 respect the Brier-score bound" in s and "prints Brier scores" in s
+    s = vw.rbs_sentence(_bounds([True, True, False], [True] * 3))
+    assert s.startswith("2 of the 3 printed values are") and "prints Brier scores" in s
+    # every value fits both: the check cannot tell the two apart
+    s = vw.rbs_sentence(_bounds([True] * 3, [True] * 3))
+    assert s.startswith("All 3 printed values are") and "cannot tell RBS from Brier scores" in s
+    # some below even the Brier bound (none fits the root): neither reading
+    s = vw.rbs_sentence(_bounds([False] * 3, [True, False, False]))
+    assert s.startswith("None of the 3") and "only 1 of the 3 respects" in s and "either reading" in s
+    assert "check nothing" in vw.rbs_sentence(_bounds([], []))
+    # the committed paper table: the counts the sentence states are the check's
+    b = vw.rbs_bounds(vw.paper_tables())
+    s = vw.rbs_sentence(b)
+    assert f"{int(b.fits_rbs.sum())} of the {len(b)}" in s
+    assert (f"all {len(b)} respect" in s) == bool(b.fits_brier.all())
+
+
+def test_text_runs_sentence_names_the_runs_the_mukhoti_chapter_lacks():
+    """The sentence that says which text runs this chapter adds compares the two plans'
+    run keys (constructed plans: every wording)."""
+    def plan_of(keys, seed=1):
+        p = cmp.Plan("exp_x", "cpu", [seed], "cpu")
+        ms = [cmp.METHODS[k] for k in keys]
+        p.add("text", ms, cmp.configs(ms, "20newsgroups", None, "cpu", [seed]))
+        return p
+
+    ours = plan_of(["cross_entropy", "brier", "dual_focal", "inverse_focal"])
+    s = vw.text_runs_sentence(ours, plan_of(["cross_entropy", "brier", "mmce"]))
+    assert s == ("The DFL and Inverse FL runs are the 2 this chapter adds to the 2 of the Mukhoti chapter "
+                 "it reuses.")
+    assert vw.text_runs_sentence(plan_of(["cross_entropy", "dual_focal"]), plan_of(["cross_entropy"])) == (
+        "The DFL run is the 1 this chapter adds to the 1 of the Mukhoti chapter it reuses.")
+    assert vw.text_runs_sentence(plan_of(["cross_entropy"]), plan_of(["cross_entropy", "mmce"])) == (
+        "The text run is the Mukhoti chapter's, reused.")
+    assert vw.text_runs_sentence(plan_of(["cross_entropy", "mmce"]), plan_of(["cross_entropy", "mmce"])) == (
+        "All 2 text runs are the Mukhoti chapter's, reused.")
+    # another seed is another run: nothing is shared
+    assert "None of the text runs" in vw.text_runs_sentence(plan_of(["cross_entropy"]), plan_of(["cross_entropy"], 2))
+    assert "no text runs" in vw.text_runs_sentence(cmp.Plan("exp_x", "cpu", [1], "cpu"), plan_of(["mmce"]))
+    # the chapter's own cpu plan against the Mukhoti chapter's
+    p = exp.plan("cpu", device="cpu")
+    assert vw.text_runs_sentence(p, vw._mukhoti_plan(p)).startswith("The Inverse FL and DFL runs are the 2")
 
 
 def test_the_rbs_check_and_printed_table3_are_headed_in_words():
@@ -559,3 +616,14 @@ def test_the_rbs_check_and_printed_table3_are_headed_in_words():
         assert notebook_checks.table_problems(html) == [], html[:300]
     assert "at least the smallest RBS" in views.rbs_check(c).to_html()
     assert "AdaDualFocal" in views.printed_table3(c).to_html()
+
+
+def test_noted_rows_count_the_distinct_rows_of_the_cell_notes(monkeypatch):
+    """Issue #32, item 5: "two rows lost cells" under Table 9 counts its cell notes' rows."""
+    notes = lay.table_notes(exp.PAPER, "table9")
+    rows = {tuple(part.split(", ")[:2]) for c in notes["cell"] if c != "table" for part in c.split("; ")}
+    assert rows == {("CIFAR-10", "ResNet-50"), ("CIFAR-10", "DenseNet-121")}
+    assert vw.noted_rows("table9") == 2 and vw.noted_rows_text("table9") == "two rows"
+    for n, words in ((0, "no rows"), (1, "one row"), (12, "12 rows")):
+        monkeypatch.setattr(vw, "noted_rows", lambda table, n=n: n)
+        assert vw.noted_rows_text("table9") == words

@@ -559,3 +559,43 @@ def test_the_toy_and_temperature_tables_are_headed_in_words():
     assert list(changes.index) == ["fcl", "cross_entropy"] and changes.loc["fcl", "change"] == pytest.approx(-0.1)
     html = views.temperature_table(changes).to_html()
     assert notebook_checks.table_problems(html) == [] and "FCL" in html and "ECE (%) post T" in html
+
+
+def test_resample_note_names_the_metrics_the_noise_model_resamples_fewer_times():
+    """Issue #32, item 5: "(200 resamples for the smooth ECE and the AdaECE)" was typed; the
+    sentence now asks the noise model which metrics it recomputes on fewer resamples."""
+    from replicate.comparison import noise
+    from replicate.comparison.noise import scores
+    from replicate.experiments.fcl import views
+
+    assert views.slow_metrics(["ece", "error", "nll", "classwise_ece"]) == []
+    assert views.slow_metrics(["ece", "smece", "adaece", "smce"]) == ["smece", "adaece", "smce"]
+    # independently: the noise model returns N_BOOT_SLOW draws for these on a real weight matrix
+    rng = np.random.default_rng(1)
+    p = rng.dirichlet(np.ones(4), size=50)
+    y = rng.integers(0, 4, size=50)
+    s = scores.Scored(p, y, np.log(p[np.arange(50), y]))
+    w = noise.weights(50, noise.N_BOOT, 3)
+    assert len(scores.replicated(s, "adaece", w)) == noise.N_BOOT_SLOW < len(scores.replicated(s, "ece", w))
+    two = views.resample_note(["ece", "smece", "adaece"])
+    assert two == (f"The intervals of the smooth ECE and the AdaECE, recomputed on each resample, rest on its first "
+                   f"{noise.N_BOOT_SLOW} resamples; the others on all {noise.N_BOOT:,}.")
+    assert views.resample_note(["adaece"]).startswith("The interval of the AdaECE, recomputed on each resample, rests")
+    assert views.resample_note(["ece"]) == f"Every interval rests on all {noise.N_BOOT:,} resamples."
+
+
+def test_toy_setting_says_what_the_study_runs_at_each_profile():
+    import inspect
+
+    from replicate import toy2d
+    from replicate.experiments.fcl import plan as fcl_plan
+    from replicate.experiments.fcl import views
+
+    d = {k: v.default for k, v in inspect.signature(toy2d.study).parameters.items()}
+    smoke = fcl_plan.TOY["smoke"]
+    assert views.toy_setting("smoke") == (f"{d['n_train']:,} training points, {smoke['n_test']:,} test points per "
+                                          f"seed, full-batch Adam for {smoke['epochs']} epochs, learning rate "
+                                          f"{d['lr']:g}, seed {smoke['seeds'][0]}")
+    cpu = views.toy_setting("cpu")
+    assert f"{d['n_test']:,} test points" in cpu and f"for {d['epochs']} epochs" in cpu
+    assert cpu.endswith(f"seeds {fcl_plan.TOY['default']['seeds'][0]} to {fcl_plan.TOY['default']['seeds'][-1]}")

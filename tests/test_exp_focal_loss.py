@@ -59,7 +59,7 @@ def test_training_numbers_and_figure4_epochs():
 def test_text_views_without_a_text_experiment():
     assert views.text_view(None, {}) is None and views.text_tables(None, []) == []
     assert set(views.text_numbers(None, {}).values()) == {views.TEXT_SKIPPED}
-    assert len(views.text_numbers(None, {})) == 4
+    assert len(views.text_numbers(None, {})) == 5
 
 
 # ----------------------------------------------------------------------------- committed cpu runs
@@ -87,6 +87,7 @@ def test_committed_runs_numbers_agree_with_their_records(cpu_runs):
     got = views.text_numbers(view, text)
     assert got["text_ce_err"] == f"{error:.2f}"
     assert got["text_seconds"] == f"{np.mean([r.wall_time for r in text.values()]):.0f}"
+    assert got["text_n_runs"] == str(len(p.group("text")))       # the sentence's count of text runs
     assert "frozen" in got["text_embeddings"]
     assert len(views.text_tables(view, p.methods["text"], ["error"])) == 1
 
@@ -192,3 +193,17 @@ def test_the_papers_side_is_every_printed_row_counted_here_from_the_tables():
     row = log.frame().query("evidence.str.startswith('paper')").iloc[0]
     assert row.verdict == expected
     assert row.result.count("FLSD-53 − Cross Entropy") == len(both)
+
+
+def test_noise_example_texts_count_the_resamples_the_table_shows():
+    """Issue #32, item 5: the claims ledger's "(the first five)" is the length of the
+    worked example's resamples table, not typed."""
+    import pandas as pd
+
+    example = {"point": -1.234, "low": -2.0, "high": -0.5, "n_boot": 1000, "n_test": 10000, "verdict": "holds",
+               "row": "CIFAR-10", "resamples": pd.DataFrame({"resample": range(1, 6)})}
+    texts = views.noise_example_texts(example)
+    assert texts["ex_n_shown"] == "five" and texts["ex_point"] == "-1.23" and texts["ex_n_boot"] == "1,000"
+    assert views.noise_example_texts({**example, "resamples": pd.DataFrame({"r": range(12)})})["ex_n_shown"] == "12"
+    missing = views.noise_example_texts(None)
+    assert set(missing) == set(texts) and all("not available" in v for v in missing.values())

@@ -445,9 +445,19 @@ def test_glued_texts_come_from_the_numbers():
     assert (h["paper_ce_ts_ece"], h["paper_ce_fts_ece"], h["paper_ce_fts_nll"]) == ("1.03", "0.71", "0.170")
     demo = pd.DataFrame({"link": ["intended map", "authors' link", "authors' link"],
                          "chosen by": ["log-loss", "log-loss", "equal-mass ECE"], "gamma": [0.05, -0.5, 5.0],
-                         "T": [1.6, 0.05, 5.0], "accuracy %": [92.9, 12.4, 92.9]})
+                         "T": [1.6, 0.05, 5.0], "accuracy %": [92.9, 12.4, 92.9],
+                         "test rows rewritten": [0.0, 9000.0, 0.0]})
     assert fts_tables.demo_texts(demo, 92.94) == {"demo_acc": "92.9", "demo_nll_T": "0.05", "demo_nll_acc": "12.4",
-                                                  "demo_ece_choice": "5, 5.00"}
+                                                  "demo_ece_choice": "5, 5.00",
+                                                  "demo_nll_rows": "most rows overflow (9,000 of 10,000)",
+                                                  "demo_ece_rows": "no row overflows: the numbers are then "
+                                                  "the intended map's, at a choice restricted to temperatures the "
+                                                  "guard leaves alone"}
+    # the committed demo's case: one row of 10,000 rewritten at the ECE choice
+    one = fts_tables.demo_texts(demo.assign(**{"test rows rewritten": [0.0, 9000.0, 1.0]}), 92.94)["demo_ece_rows"]
+    assert one.startswith("1 of the 10,000 rows overflows: the numbers are then nearly the intended map's")
+    many = fts_tables.demo_texts(demo.assign(**{"test rows rewritten": [0.0, 9000.0, 400.0]}), 92.94)
+    assert many["demo_ece_rows"] == "400 of the 10,000 rows overflow: the guard still rewrites the numbers there"
     pairs = pd.DataFrame({"select": ["nll", "adaece"], "at_grid_min": [False, False], "differs": [True, False]})
     lt = fts_tables.link_texts(cmp.paper_posthoc(fts.PAPER), pairs, "code")
     assert lt["ours_at_min"] == "0 of 1" and lt["pairs_differ"] == "1 of 2" and "18 FTS" in lt["printed_link"]
@@ -455,6 +465,36 @@ def test_glued_texts_come_from_the_numbers():
     r = fts_tables.rule_texts()
     assert r == {"t_rule": rp.claims.wording.near_one_text(), "loss_share": "50%", "minor": "3 %", "ece_gain": "15 %",
                  "min_r2": "0.9"}
+
+
+def test_the_sentences_of_the_guard_demo_clamp_and_grids_follow_their_tables():
+    """Issue #32, item 5: each sentence under the link, demo and clamp tables is written from
+    the frame the table shows; every wording on constructed frames."""
+    # the guard on our runs: no fit changes, some change, some run to the grid minimum
+    pairs = pd.DataFrame({"differs": [False, False], "at_grid_min": [False, False]})
+    assert fts_tables.guard_text(pairs) == "the guard fires only at temperatures that are never chosen (the figure)"
+    pairs = pd.DataFrame({"differs": [True, False, True], "at_grid_min": [False, False, False]})
+    assert "of 2 of the 3 fits, none of them to the grid's smallest" in fts_tables.guard_text(pairs)
+    pairs = pd.DataFrame({"differs": [True, False, True], "at_grid_min": [True, True, False]})
+    assert "of 2 of the 3 fits, 1 of them to the grid's smallest" in fts_tables.guard_text(pairs)
+    # how many demo rows overflow, in words
+    rows = fts_tables._rows
+    assert (rows(0, 10), rows(10, 10), rows(6, 10), rows(5, 10), rows(1, 10)) == (
+        "no row overflows", "every row overflows (10)", "most rows overflow (6 of 10)", "5 of the 10 rows overflow",
+        "1 of the 10 rows overflows")
+    # the clamp: ours within rounding or not, the other set's largest change and its gamma
+    clamp = pd.DataFrame({"our runs": [1e-8, 2e-8], "synthetic confident model": [3e-5, 1e-9]}, index=[-0.5, 1.0])
+    text = fts_tables.clamp_text(clamp)
+    assert text.startswith("The clamp moves no probability of ours by more than rounding (at most 2.0e-08)")
+    assert "up to 3.0e-05, the largest change at γ_ev = -0.5, where the map depends" in text
+    moved = fts_tables.clamp_text(clamp.assign(**{"our runs": [1e-8, 4e-3]}))
+    assert moved.startswith("The clamp moves probabilities of ours by up to 4.0e-03, at γ_ev = 1")
+    positive = clamp.assign(**{"synthetic confident model": [1e-9, 3e-5]})
+    assert "γ_ev = 1." in fts_tables.clamp_text(positive) and "depends" not in fts_tables.clamp_text(positive)
+    # the grids: the package's sizes
+    g = fts_tables.grid_texts()
+    assert (g["n_grid_paper"], g["n_grid_code"], g["grid_cost"]) == ("500", "100", "5 times")
+    assert g["gamma_grid"] == "{" + ", ".join(f"{x:g}" for x in rp.posthoc.FTS_GAMMAS) + "}"
 
 
 def test_the_fig8_and_clamp_tables_are_headed_in_words():

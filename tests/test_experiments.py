@@ -163,3 +163,47 @@ def test_a_tally_agrees_with_its_counts_and_names_every_verdict():
     assert all(_PHRASES[v][1] in text for v in rp.claims.VERDICTS[1:])
     with pytest.raises(ValueError, match="verdicts must be among"):
         tally(["holds", "true"])
+
+
+def test_tally_glossed_explains_inconclusive_only_when_a_claim_is():
+    """Issue #32, item 5: the gloss of "inconclusive" follows a tally only when the tally
+    counts an inconclusive claim (constructed claims frames, both sides)."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"evidence": ["ours: cpu", "ours: cpu", "paper: Table 1", "paper: Table 1"],
+                          "verdict": ["holds", "inconclusive", "holds", "fails"],
+                          "claim": ["a", "b", "a", "b"], "check": ["holds", "inconclusive", "holds", "fails"],
+                          "kind": "experiment", "paper": "mukhoti2020"})
+    counts = verdict_counts(frame, {"ours": "ours", "paper": "paper"})
+    glossed = cmp.chapter.tally_glossed(counts, "ours")
+    assert glossed == f"1 holds, 0 fail and 1 is inconclusive ({cmp.chapter.INCONCLUSIVE_GLOSS})"
+    assert cmp.chapter.tally_glossed(counts, "paper") == "1 holds and 1 fails"          # no gloss
+    assert "inconclusive" not in cmp.chapter.tally_glossed(counts, "paper")
+
+
+def test_quantifier_words_are_the_wording_modules_reading():
+    from replicate.claims import wording
+
+    words = cmp.chapter.quantifier_words()
+    assert words["q_most"] == "more than half of the rows"
+    assert words["q_almost_all"] == f"at least {wording.ALMOST_ALL:.0%} of the rows"
+    assert words["q_every"] == "all the rows"
+    # the reading in words is the rule that counts: "most" of 10 rows needs 6, "almost all" 8
+    assert wording.needed("most", 10) == 6 and wording.needed("almost all", 10) == round(10 * wording.ALMOST_ALL)
+
+
+def test_text_scale_names_what_a_profile_cuts_from_the_paper_profiles_text_runs():
+    """Issue #32, item 5: AdaFocal's text section said "the CPU profile uses shorter
+    documents" whatever profile its text rows had; the sentence now reads the profile."""
+    from replicate.profiles import get_profile
+
+    for name in ("smoke", "cpu"):
+        t = get_profile(name).text
+        text = cmp.chapter.text_scale(name)
+        assert f"documents cut to {t['data_params']['max_len']} tokens" in text
+        assert text.endswith("weaker classifiers than the paper's")
+        assert f"at most {t['epochs']} epoch" in text
+    gpu = cmp.chapter.text_scale("gpu")       # full documents, default network, fewer epochs
+    assert "keep the paper profile's documents and network" in gpu and "weaker" not in gpu
+    assert f"at most {get_profile('gpu').text['epochs']} epochs (paper profile: " in gpu
+    assert cmp.chapter.text_scale("paper") == "the paper profile's text runs follow the paper profile's text protocol"

@@ -201,3 +201,75 @@ def test_gpu_regime_text_names_the_bounds_met_and_missed():
     neither = {**base, "ece_ok": False}
     assert protocol.gpu_regime_text(neither).startswith(
         "It meets neither the ECE bound (at least 2 %) nor the error bound (at most 8 %)")
+
+
+def _pilot(rows):
+    """A constructed pilot frame (:func:`protocol.gpu_pilot`'s columns that the texts read)."""
+    import pandas as pd
+
+    return pd.DataFrame([dict(zip(("network", "epochs", "test error", "train s", "T", "profile's setting"), r))
+                         for r in rows])
+
+
+def test_pilot_cost_text_reads_the_seconds_per_epoch_and_errors_of_the_rows():
+    """Issue #32, item 5: the protocol's sentence on ResNet-50's cost is the pilot table's."""
+    pilot = _pilot([("resnet18", 15, 0.15, 75.0, 1.3, False), ("resnet18", 30, 0.12, 120.0, 1.7, True),
+                    ("resnet50", 30, 0.13, 240.0, 1.4, False)])
+    text = protocol.pilot_cost_text(pilot)
+    # 240 / 30 = 8 s per epoch against 120 / 30 = 4: twice, at the one shared length
+    assert text.startswith("an epoch of resnet50 costs 2.0 times one of resnet18 (at 30 epochs, the length both ran)")
+    assert "resnet50 reached 13.0 % test error, resnet18 12.0 %" in text and text.endswith("more slowly per second")
+    # more accurate at the shared length: no "more slowly"
+    faster = _pilot([("resnet18", 30, 0.12, 120.0, 1.7, True), ("resnet50", 30, 0.10, 240.0, 1.4, False)])
+    assert "slowly" not in protocol.pilot_cost_text(faster)
+    # no shared length: the medians of seconds per epoch (6 / 3)
+    apart = _pilot([("resnet18", 20, 0.12, 60.0, 1.7, True), ("resnet50", 12, 0.2, 72.0, 1.2, False)])
+    assert protocol.pilot_cost_text(apart) == ("an epoch of resnet50 costs 2.0 times one of resnet18 "
+                                               "(median seconds per epoch over the pilot)")
+    assert protocol.pilot_cost_text(_pilot([("resnet18", 30, 0.12, 120.0, 1.7, True)])) == ""
+
+
+def test_pilot_trend_and_confidence_texts_follow_the_rows():
+    falls = _pilot([("resnet18", 15, 0.15, 1, 1.3, False), ("resnet18", 30, 0.12, 1, 1.7, True),
+                    ("resnet50", 12, 0.21, 1, 1.2, False), ("resnet50", 30, 0.13, 1, 1.4, False)])
+    assert protocol.pilot_trend_text(falls).startswith("The pilot shows that the short schedule costs accuracy")
+    rises = _pilot([("resnet18", 15, 0.15, 1, 1.3, False), ("resnet18", 30, 0.16, 1, 0.9, True)])
+    assert protocol.pilot_trend_text(rises) == ("The pilot does not show that a longer schedule always helps: the "
+                                                "test error does not fall for resnet18 from 15 to 30 epochs.")
+    assert "over-confident like the papers' models (temperature 1.7)" in protocol.pilot_confidence_text(falls)
+    assert "under-confident" in protocol.pilot_confidence_text(rises)
+    one = _pilot([("resnet18", 30, 0.12, 1, 1.0, True)])
+    assert "no temperature" in protocol.pilot_confidence_text(one)
+    with pytest.raises(ValueError, match="own setting"):
+        protocol.pilot_confidence_text(_pilot([("resnet18", 30, 0.12, 1, 1.0, False)]))
+
+
+def test_the_committed_pilots_texts():
+    """On the committed pilot: ResNet-50 at 30 epochs against ResNet-18 at 30 epochs."""
+    pilot = protocol.gpu_pilot()
+    if pilot.empty or not pilot["profile's setting"].any():
+        pytest.skip("the gpu pilot's runs are not in the results store")
+    r50, r18 = (pilot[(pilot.network == n) & (pilot.epochs == 30)].iloc[0] for n in ("resnet50", "resnet18"))
+    ratio = (r50["train s"] / 30) / (r18["train s"] / 30)
+    assert f"costs {ratio:.1f} times" in protocol.pilot_cost_text(pilot)
+    assert "over-confident" in protocol.pilot_confidence_text(pilot)
+
+
+def test_protocol_text_states_what_every_profile_shares_and_names_what_differs(monkeypatch):
+    """Issue #32, item 5: "Every run uses SGD with momentum 0.9 ..." is read from the profiles."""
+    import dataclasses
+
+    from replicate import profiles
+
+    text = protocol.protocol_text("image")
+    p = profiles.get_profile("cpu")
+    assert text.startswith(f"SGD with momentum {p.momentum:g} (no Nesterov), weight decay {p.weight_decay:g}, "
+                           f"batch size {p.batch_size}, learning rate {p.lr:g} divided by {1 / p.lr_decay:g} at ")
+    assert "150/350 and 250/350 of the epochs" in text and text.endswith("the model of the last epoch")
+    assert protocol.protocol_text("text") == (f"Adam, learning rate {p.text['lr']:g}, the epoch with the best "
+                                              "validation accuracy")
+    # one profile with another batch size: the sentence names each profile's
+    changed = {**profiles.PROFILES, "cpu": dataclasses.replace(p, batch_size=64)}
+    monkeypatch.setattr(profiles, "PROFILES", changed)
+    assert "batch size by profile (smoke: 128, cpu: 64" in protocol.protocol_text("image")
+    assert "batch size batch size" not in protocol.protocol_text("image")

@@ -29,8 +29,12 @@ verdict prose reads :func:`replicate.claims.verdict_counts` with the noise model
 (:func:`replicate.comparison.noise.rule_text`).
 
 Shared here: :data:`SECTION`, :func:`at_profile` (a default that depends on the profile),
-:func:`not_in_store` (the reason a claim on our runs is not tested) and
-:func:`damaged_sides` (our rows left out because a run of theirs is damaged).
+:func:`not_in_store` (the reason a claim on our runs is not tested),
+:func:`damaged_sides` (our rows left out because a run of theirs is damaged), and two texts
+of the verdict prose: :func:`tally_glossed` (a side's tally, with what "inconclusive" means
+only when some claim is) and :func:`quantifier_words` (the rows the papers' quantifiers ask
+for, from :mod:`replicate.claims.wording`); :func:`text_scale` says how a profile's text runs
+fall short of the ``paper`` profile's.
 """
 from __future__ import annotations
 
@@ -104,3 +108,79 @@ def damaged_sides(plan, runs: dict | None, groups=None) -> list:
         if why:
             out.append(Missing("ours", f"{plan.profile_of(g)} ({g} rows)", why))
     return out
+
+
+#: What an inconclusive verdict on our runs means, said after a tally that counts one.
+INCONCLUSIVE_GLOSS = "inconclusive: the runs cannot resolve the difference"
+
+
+def tally_glossed(counts: dict, side: str) -> str:
+    """The tally of ``side`` from :func:`replicate.claims.verdict_counts`'s texts
+    (``tally_<side>``), followed by :data:`INCONCLUSIVE_GLOSS` in brackets when
+    ``n_inconclusive_<side>`` is not 0, so the gloss never explains a verdict the tally does
+    not name.
+
+    Parameters
+    ----------
+    counts : dict
+        The texts of :func:`replicate.claims.verdict_counts` for a claims frame.
+    side : str
+        The side, as named in ``counts`` (``"ours"``, ``"eq4"``, ...).
+
+    Returns
+    -------
+    str
+    """
+    tally = counts[f"tally_{side}"]
+    return f"{tally} ({INCONCLUSIVE_GLOSS})" if int(counts[f"n_inconclusive_{side}"]) else tally
+
+
+def quantifier_words() -> dict[str, str]:
+    """How many rows each of the papers' quantifiers asks for, in words, from the one reading
+    the book uses (:func:`replicate.claims.wording.quantifier_text`): glue texts ``q_most``
+    ("more than half of the rows"), ``q_almost_all`` ("at least 80% of the rows") and
+    ``q_every`` ("all the rows").
+
+    Returns
+    -------
+    dict of str
+    """
+    from ..claims import wording
+
+    return {f"q_{q.replace(' ', '_')}": wording.quantifier_text(q) for q in ("most", "almost all", "every")}
+
+
+def text_scale(profile: str) -> str:
+    """How the text runs of ``profile`` differ from the ``paper`` profile's (the paper's
+    protocol), read from both profiles' ``text`` settings: the documents' length, the network's
+    settings and the epochs; "so the text row measures weaker classifiers" when the documents
+    or the network are cut.
+
+    Parameters
+    ----------
+    profile : str
+        The profile of the text runs.
+
+    Returns
+    -------
+    str
+    """
+    from ..profiles import get_profile
+
+    p, ref = get_profile(profile), get_profile("paper")
+    mine, full = p.text, ref.text
+    cuts = []
+    if mine["data_params"].get("max_len") != full["data_params"].get("max_len"):
+        cuts.append(f"documents cut to {mine['data_params']['max_len']} tokens")
+    if mine["model_params"] != full["model_params"]:
+        cuts.append("the network at " + ", ".join(f"{k}={v}" for k, v in mine["model_params"].items()))
+    weaker = bool(cuts)
+    if mine["epochs"] != full["epochs"]:
+        cuts.append(f"at most {mine['epochs']} epoch{'s' if mine['epochs'] != 1 else ''} (paper profile: "
+                    f"{full['epochs']})")
+    if not cuts:
+        return f"the {p.name} profile's text runs follow the paper profile's text protocol"
+    listed = cuts[0] if len(cuts) == 1 else ", ".join(cuts[:-1]) + " and " + cuts[-1]
+    return (f"the {p.name} profile's text runs depart from the paper profile's full documents and network: "
+            if weaker else f"the {p.name} profile's text runs keep the paper profile's documents and network, "
+            "with ") + listed + (", so the text row measures weaker classifiers than the paper's" if weaker else "")

@@ -23,7 +23,8 @@ import importlib
 import inspect
 from collections.abc import Mapping
 
-from .gpu_profile import GPU_REGIME, gpu_pilot, gpu_regime, gpu_regime_text  # noqa: F401 - the package's API
+from .gpu_profile import (GPU_REGIME, gpu_pilot, gpu_regime, gpu_regime_text, pilot_cost_text,  # noqa: F401 - API
+                          pilot_confidence_text, pilot_trend_text, protocol_text)
 
 #: One row per deviation: topic, what the papers' text says, what their public code does,
 #: this book's default, and the option that selects the other behaviour.

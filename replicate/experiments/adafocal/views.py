@@ -184,3 +184,17 @@ def same_sentence(profile: str, pairs) -> str:
         out.append(("These differ" if out else f"At the {profile} profile no two variants trained the same model")
                    + ": " + "; ".join(differ))
     return ". ".join(out) + "." if out else f"At the {profile} profile no variant has a twin to compare."
+
+
+def printed_ada_runs(table: str = "table1") -> str:
+    """How many runs the paper's AdaFocal cells of ``table`` average, as its caption prints it
+    ("For AdaFocal, the values are averaged over 5 runs": ``"5"``), read from the stored
+    caption (:func:`replicate.paper_tables.list_tables`); ValueError when it says none."""
+    from ... import paper_tables
+    from .plan import PAPER
+
+    t = paper_tables.list_tables(PAPER).set_index("table")
+    m = re.search(r"averaged over (\d+) runs", t.loc[table, "caption"])
+    if m is None:
+        raise ValueError(f"the caption of {PAPER} {table} names no number of runs")
+    return m.group(1)

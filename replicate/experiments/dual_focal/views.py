@@ -175,6 +175,25 @@ def notes(tables, rows=None):
     return lay.table_notes(exp.PAPER, tables, rows=rows).style.hide(axis="index")
 
 
+def noted_rows(table: str) -> int:
+    """How many printed rows of ``table`` carry a cell note in its recorded defects
+    (:func:`replicate.comparison.layouts.table_notes`): distinct (data set, network,
+    setting) among the noted cells."""
+    t = lay.table_notes(exp.PAPER, table)
+    cells = [c for c in t["cell"] if c != "table"]
+    return len({", ".join(part.split(", ")[:3]) for c in cells for part in c.split("; ")})
+
+
+_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def noted_rows_text(table: str) -> str:
+    """:func:`noted_rows` of ``table`` as the start of a sentence: "two rows", "one row"."""
+    n = noted_rows(table)
+    word = _NUMBER_WORDS[n] if n < len(_NUMBER_WORDS) else str(n)
+    return f"{word} row{'' if n == 1 else 's'}"
+
+
 def not_replicated() -> pd.DataFrame:
     """:data:`NOT_REPLICATED` as a table."""
     return pd.DataFrame(NOT_REPLICATED, columns=["what", "paper tables", "why"])
@@ -290,6 +309,70 @@ def rbs_bounds(paper: pd.DataFrame | None = None) -> pd.DataFrame:
     return both
 
 
+def _of(k: int, n: int) -> str:
+    """``k`` of ``n`` in words: "all 48", "none of the 48", "only 3 of the 48" (fewer than
+    half), "30 of the 48"."""
+    if k == n:
+        return f"all {n}"
+    if k == 0:
+        return f"none of the {n}"
+    return f"{'only ' if 2 * k < n else ''}{k} of the {n}"
+
+
+def rbs_sentence(bounds: pd.DataFrame) -> str:
+    """What :func:`rbs_bounds` (the frame :func:`rbs_check` counts) says, in one sentence
+    whose counts and conclusion are read from it: how many printed values respect the
+    smallest RBS and the smallest Brier score of Table 2's errors, and which reading of
+    Table 11 that leaves (Brier scores printed as RBS; either; neither)."""
+    n, root, brier = len(bounds), int(bounds.fits_rbs.sum()), int(bounds.fits_brier.sum())
+    if n == 0:
+        return "No printed value of Table 11 has an error printed in Table 2 beside it: the bounds check nothing."
+    head = (f"{_of(root, n).capitalize()} printed values {'is' if root == 1 else 'are'} at least the smallest "
+            f"RBS of a model with the error printed in Table 2, and {_of(brier, n)} "
+            f"{'respects' if brier == 1 else 'respect'} the Brier-score bound")
+    if brier == n and root < n:
+        return head + ": if these are the models of Table 2, Table 11 prints Brier scores (squared), not their roots."
+    if root == n:
+        return head + ": the bounds cannot tell RBS from Brier scores here."
+    return head + (": the values below the Brier-score bound cannot belong to the models of Table 2 under "
+                   "either reading.")
+
+
+def _mukhoti_plan(plan: cmp.Plan) -> cmp.Plan:
+    """The Mukhoti chapter's default plan for the text data set of ``plan``, at its profile
+    and first seed (the seed of the text group)."""
+    from ..focal_loss import plan as mukhoti
+
+    text = plan.group("text")
+    if not text:
+        return mukhoti.plan(plan.profile, seeds=plan.seeds[:1], text_dataset=None, device="cpu")
+    return mukhoti.plan(plan.profile, seeds=plan.seeds[:1], text_dataset=next(iter(text.values())).dataset,
+                        device="cpu")
+
+
+def text_runs_sentence(plan: cmp.Plan, other: cmp.Plan) -> str:
+    """Which of ``plan``'s text runs ``other`` (the Mukhoti chapter's plan at the same
+    profile) already holds, by run key, in one sentence: "The DFL and inverse focal runs
+    are the 2 this chapter adds to the 5 of the Mukhoti chapter it reuses"."""
+    ours, theirs = plan.group("text"), {cfg.key for cfg in other.group("text").values()}
+    if not ours:
+        return "The chapter trains no text runs (text_dataset = None)."
+    labels = {m.key: m.short for m in plan.methods["text"]}
+    new = [labels[k] for (k, _), cfg in ours.items() if cfg.key not in theirs]
+    shared = len(ours) - len(new)
+
+    def runs(names):
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+    if not new:
+        return (f"All {len(ours)} text runs are the Mukhoti chapter's, reused." if len(ours) > 1
+                else "The text run is the Mukhoti chapter's, reused.")
+    if not shared:
+        return "None of the text runs is the Mukhoti chapter's: the chapter trains them all."
+    return (f"The {runs(new)} run{'s are' if len(new) > 1 else ' is'} the {len(new)} this chapter adds to the "
+            f"{shared} of the Mukhoti chapter it reuses.")
+
+
 def rbs_check(c: Chapter) -> pd.DataFrame:
     """Table 11's printed values against the smallest RBS / Brier score of Table 2's error
     rates, counted per data set."""
@@ -366,5 +449,7 @@ def texts(c: Chapter) -> dict:
                           "SVHN is not in the data directory: its rows stay the paper's alone.")
     b = rbs_bounds(c.paper)
     out.update(rbs_cells=str(len(b)), rbs_fit_root=str(int(b.fits_rbs.sum())),
-               rbs_fit_brier=str(int(b.fits_brier.sum())))
+               rbs_fit_brier=str(int(b.fits_brier.sum())), rbs_sentence=rbs_sentence(b))
+    out["text_runs"] = text_runs_sentence(c.plan, _mukhoti_plan(c.plan))
+    out["table9_noted_rows"] = noted_rows_text("table9")
     return out

@@ -28,6 +28,47 @@ def rule_texts() -> dict:
     return {"t_rule": wording.near_one_text()}
 
 
+def slow_metrics(metrics) -> list[str]:
+    """The ``metrics`` whose intervals rest on the noise model's first
+    :data:`~replicate.comparison.noise.N_BOOT_SLOW` resamples only: found by asking the
+    noise model itself (:func:`replicate.comparison.noise.scores.replicated`) for each
+    metric on all :data:`~replicate.comparison.noise.N_BOOT` resamples of a small probe and
+    keeping those that return fewer."""
+    import numpy as np
+
+    from ...comparison import noise
+    from ...comparison.noise import scores
+
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet(np.ones(3), size=30)
+    labels = rng.integers(0, 3, size=30)
+    probe = scores.Scored(probs, labels, np.log(probs[np.arange(30), labels]))
+    w = noise.weights(30, noise.N_BOOT)
+    return [m for m in metrics if len(scores.replicated(probe, m, w)) < noise.N_BOOT]
+
+
+#: How the prose names a metric whose resamples are fewer.
+SLOW_NAMES = {"smece": "the smooth ECE", "adaece": "the AdaECE", "smce": "the Lipschitz smCE",
+              "debiased_ece": "the debiased ECE", "debiased_ece_30": "the debiased ECE (30 bins)",
+              "sweep_ece": "the ECE-sweep", "sweep_ece_mass": "the equal-mass ECE-sweep"}
+
+
+def resample_note(metrics) -> str:
+    """The sentence on the resamples behind the intervals of ``metrics`` (the tables'
+    metrics): "The intervals of the smooth ECE and the AdaECE, recomputed on each resample,
+    rest on its first 200 resamples; the others on all 1,000." for those :func:`slow_metrics`
+    finds, "Every interval rests on all 1,000 resamples." when none."""
+    from ...comparison import noise
+
+    slow = [SLOW_NAMES.get(m, m) for m in slow_metrics(metrics)]
+    if not slow:
+        return f"Every interval rests on all {noise.N_BOOT:,} resamples."
+    listed = slow[0] if len(slow) == 1 else ", ".join(slow[:-1]) + " and " + slow[-1]
+    return (f"The interval{'s' if len(slow) > 1 else ''} of {listed}, recomputed on each resample, "
+            f"rest{'' if len(slow) > 1 else 's'} on its first {noise.N_BOOT_SLOW} resamples; the others on all "
+            f"{noise.N_BOOT:,}.")
+
+
 def with_dfl_own(paper: pd.DataFrame, dataset: str, model: str) -> pd.DataFrame:
     """``paper`` (FCL's :func:`replicate.comparison.paper_values`) plus the Dual Focal Loss
     paper's own DFL numbers of its row for ``(dataset, model)`` as method ``dual_focal_tao``."""
@@ -229,3 +270,22 @@ def temperature_table(changes: pd.DataFrame):
     out = changes.rename(columns={"pre": "ECE (%) pre T", "post": "ECE (%) post T", "change": "change (points)"})
     out = out.rename(index=cmp.short).rename_axis("method").reset_index()
     return out.style.hide(axis="index").format(precision=2, na_rep="–")
+
+
+def toy_setting(profile: str) -> str:
+    """The two-moons study's sizes at ``profile`` in words, from the arguments
+    :func:`.plan.toy_study` passes to :func:`replicate.toy2d.study` (its defaults where the
+    profile sets none): "500 training points, 5,000 test points per seed, full-batch Adam for
+    500 epochs, learning rate 0.01, seeds 0 to 4"."""
+    import inspect
+
+    from ... import toy2d
+    from ...profiles import get_profile
+
+    d = {k: v.default for k, v in inspect.signature(toy2d.study).parameters.items()}
+    d.update(fcl.TOY.get(get_profile(profile).name, fcl.TOY["default"]))
+    seeds = list(d["seeds"])
+    span = (f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]} to {seeds[-1]}"
+            if seeds == list(range(seeds[0], seeds[-1] + 1)) else "seeds " + ", ".join(map(str, seeds)))
+    return (f"{d['n_train']:,} training points, {d['n_test']:,} test points per seed, full-batch Adam for "
+            f"{d['epochs']} epochs, learning rate {d['lr']:g}, {span}")

@@ -81,17 +81,18 @@ def text_tables(view: dict | None, methods, metrics=("ece",)) -> list:
 
 def text_numbers(view: dict | None, text_runs: dict) -> dict:
     """Glue values of the text section: cross-entropy's test error (ours, paper's), the word
-    vectors the runs used and their mean training time in seconds; :data:`TEXT_SKIPPED`
-    for each when the text experiment was not run."""
+    vectors the runs used, their number (``text_n_runs``) and their mean training time in
+    seconds; :data:`TEXT_SKIPPED` for each when the text experiment was not run."""
     if view is None or not text_runs:
-        return dict.fromkeys(("text_ce_err", "text_ce_err_paper", "text_embeddings", "text_seconds"),
-                             TEXT_SKIPPED)
+        return dict.fromkeys(("text_ce_err", "text_ce_err_paper", "text_embeddings", "text_n_runs",
+                              "text_seconds"), TEXT_SKIPPED)
     from ...data import embeddings
 
     first = next(iter(text_runs.values()))
     return {"text_ce_err": cmp.quote(cmp.summarise(view["ours"]), "cross_entropy", "error"),
             "text_ce_err_paper": cmp.quote(view["paper"], "cross_entropy", "error"),
             "text_embeddings": embeddings.describe(first.resolved["data"]),
+            "text_n_runs": str(len(text_runs)),
             "text_seconds": f"{sum(r.wall_time for r in text_runs.values()) / len(text_runs):.0f}"}
 
 
@@ -178,11 +179,17 @@ def noise_example(profile: str):
 
 def noise_example_texts(example: dict | None) -> dict:
     """The glue texts of :func:`noise_example` (``ex_point``, ``ex_low``, ``ex_high``,
-    ``ex_n_boot``, ``ex_n_test``, ``ex_verdict``, ``ex_row``); each says it is not available
-    when the runs are not in the store."""
-    keys = ("point", "low", "high", "n_boot", "n_test", "verdict", "row")
+    ``ex_n_boot``, ``ex_n_test``, ``ex_verdict``, ``ex_row``, and ``ex_n_shown``: how many
+    resamples its table shows, in words); each says it is not available when the runs are
+    not in the store."""
+    keys = ("point", "low", "high", "n_boot", "n_test", "verdict", "row", "n_shown")
     if example is None:
         return {f"ex_{k}": "not available (the chapter's runs are not in the store)" for k in keys}
     out = {f"ex_{k}": f"{example[k]:.2f}" for k in ("point", "low", "high")}
     out.update({f"ex_{k}": f"{example[k]:,}" for k in ("n_boot", "n_test")})
-    return {**out, "ex_verdict": example["verdict"], "ex_row": example["row"]}
+    n = len(example["resamples"])
+    shown = _WORDS[n] if n < len(_WORDS) else f"{n:,}"
+    return {**out, "ex_verdict": example["verdict"], "ex_row": example["row"], "ex_n_shown": shown}
+
+
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")

@@ -304,7 +304,21 @@ def link_texts(paper: pd.DataFrame, pairs: pd.DataFrame, grid: str = "code") -> 
     authors'-link log-loss fits at the grid minimum, and the fits whose T differs."""
     v = printed_link(paper, pairs, float(cmp.resolve_grid(grid)[0].min()))
     return {"printed_link": v["conclusion"], "ours_at_min": f"{v['ours_at_min']} of {v['ours_n']}",
-            "pairs_differ": f"{int(pairs['differs'].sum())} of {len(pairs)}"}
+            "pairs_differ": f"{int(pairs['differs'].sum())} of {len(pairs)}", "guard": guard_text(pairs)}
+
+
+def guard_text(pairs: pd.DataFrame) -> str:
+    """What :func:`pair_summary`'s counts say of the authors' guard on our runs, as the
+    clause after "of its fits:": that it fires only at temperatures never chosen when no fit
+    changes its T, else how many change and how many of those run to the grid's smallest T."""
+    differ, at_min = int(pairs["differs"].sum()), int((pairs["differs"] & pairs["at_grid_min"]).sum())
+    if differ == 0:
+        return "the guard fires only at temperatures that are never chosen (the figure)"
+    if at_min == 0:
+        return (f"the guard changes the chosen temperature of {differ} of the {len(pairs)} fits, none of them to "
+                f"the grid's smallest")
+    return (f"the guard changes the chosen temperature of {differ} of the {len(pairs)} fits, {at_min} of them to "
+            f"the grid's smallest, where the overflowed rows score almost no log-loss")
 
 
 def demo_table(long: pd.DataFrame) -> pd.DataFrame:
@@ -319,13 +333,62 @@ def demo_table(long: pd.DataFrame) -> pd.DataFrame:
                                "adaece": "ECE %", "accuracy": "accuracy %"})
 
 
-def demo_texts(table: pd.DataFrame, acc: float) -> dict:
+def _rows(k: float, n: int) -> str:
+    """How many of ``n`` test rows overflow, in words: "no row", "most rows (k of n)",
+    "k of the n rows"."""
+    k = int(round(k))
+    if k == 0:
+        return "no row overflows"
+    if k == n:
+        return f"every row overflows ({n:,})"
+    if 2 * k > n:
+        return f"most rows overflow ({k:,} of {n:,})"
+    return f"{k:,} of the {n:,} rows overflow{'s' if k == 1 else ''}"
+
+
+def _ece_choice(k: float, n: int) -> str:
+    """What the authors' ECE choice leaves, from the test rows its guard rewrote: the
+    intended map's numbers when none, nearly them when fewer than one in a hundred."""
+    rows = _rows(k, n)
+    if int(round(k)) == 0:
+        return f"{rows}: the numbers are then the intended map's, at a choice restricted to temperatures the guard " \
+               "leaves alone"
+    if 100 * k < n:
+        return (f"{rows}: the numbers are then nearly the intended map's, at a choice restricted to temperatures "
+                "where the guard rewrites almost nothing")
+    return f"{rows}: the guard still rewrites the numbers there"
+
+
+def demo_texts(table: pd.DataFrame, acc: float, n_test: int | None = None) -> dict:
     """``{glue name: text}`` of :func:`demo_table`: accuracy, the authors' log-loss choice
-    and the accuracy it leaves, the authors' ECE choice."""
+    and the accuracy it leaves, the authors' ECE choice, and how many of the ``n_test`` test
+    rows (default: :func:`.report.confident_demo`'s) overflow at each choice
+    (``demo_nll_rows``, ``demo_ece_rows``: "most rows overflow (k of n)", "no row
+    overflows", ...)."""
+    import inspect
+
+    from .report import confident_demo
+
+    n = inspect.signature(confident_demo).parameters["n_test"].default if n_test is None else n_test
     auth = table[table["link"] == LINK_NAMES["authors"]].set_index("chosen by")
     nll, ece = auth.loc["log-loss"], auth.loc["equal-mass ECE"]
     return {"demo_acc": f"{acc:.1f}", "demo_nll_T": f"{nll['T']:.2f}", "demo_nll_acc": f"{nll['accuracy %']:.1f}",
-            "demo_ece_choice": f"{ece['gamma']:g}, {ece['T']:.2f}"}
+            "demo_ece_choice": f"{ece['gamma']:g}, {ece['T']:.2f}",
+            "demo_nll_rows": _rows(nll["test rows rewritten"], n), "demo_ece_rows": _ece_choice(ece["test rows rewritten"], n)}
+
+
+def clamp_text(clamp: pd.DataFrame, ours: str = "our runs", rounding: float = 1e-6) -> str:
+    """What the report's ``clamp`` table (max |Δp| per γ_ev, one column per set of logits)
+    says, in one sentence: for our runs, whether any change exceeds ``rounding`` (float32's
+    rounding of a probability: about 1e-7 relative), and for each other set its largest
+    change and the γ_ev where it occurs."""
+    mine = float(clamp[ours].max())
+    head = (f"The clamp moves no probability of ours by more than rounding (at most {mine:.1e})" if mine <= rounding
+            else f"The clamp moves probabilities of ours by up to {mine:.1e}, at γ_ev = {clamp[ours].idxmax():g}")
+    others = [f"on the {c} by up to {clamp[c].max():.1e}, the largest change at γ_ev = {clamp[c].idxmax():g}"
+              + (", where the map depends on how small 1 − q is" if clamp[c].idxmax() < 0 else "")
+              for c in clamp.columns if c != ours]
+    return head + ("; " + "; ".join(others) if others else "") + "."
 
 
 def rule_texts() -> dict:
@@ -341,3 +404,18 @@ def rule_texts() -> dict:
     d = {k: v.default for k, v in inspect.signature(definitions).parameters.items()}
     return {"t_rule": wording.near_one_text(), "loss_share": f"{d['loss_share']:.0%}",
             "minor": f"{100 * d['minor']:g} %", "ece_gain": f"{100 * d['ece_gain']:g} %", "min_r2": f"{d['min_r2']:g}"}
+
+
+def grid_texts() -> dict:
+    """The grids of the chapter in words, from the package's grids: ``gamma_grid`` (the γ_ev
+    of :data:`replicate.posthoc.FTS_GAMMAS`, "{-0.5, ..., 5}"), ``n_grid_paper`` /
+    ``n_grid_code`` (the temperatures of :data:`replicate.comparison.GRIDS`' paper and
+    code grids) and ``grid_cost`` (how many times the finer grid's fits cost, the ratio of
+    their sizes)."""
+    from ...posthoc import FTS_GAMMAS
+
+    sizes = {g: len(cmp.resolve_grid(g)[0]) for g in ("paper", "code")}
+    ratio = sizes["paper"] / sizes["code"]
+    return {"gamma_grid": "{" + ", ".join(f"{g:g}" for g in FTS_GAMMAS) + "}",
+            "n_grid_paper": f"{sizes['paper']:,}", "n_grid_code": f"{sizes['code']:,}",
+            "grid_cost": f"{ratio:g} times" if ratio != 1 else "as much"}
