@@ -57,7 +57,7 @@ def test_the_table_style_sheet_is_shipped_and_pads_cells_and_wraps_long_ones():
 
     css = (STATIC_DIR / html_layout.STYLESHEET).read_text()
     assert f"table.{html_layout.TABLE_CLASS}" in css and f"td.{html_layout.LONG_CLASS}" in css
-    assert "padding: 0.25em 0.6em" in css and "white-space: nowrap" in css and "overflow-x: auto" in css
+    assert "padding: 0.25em 0.6em" in css and "white-space: nowrap" in css and "overflow: auto" in css and "max-height: 80vh" in css
 
 
 # ----------------------------------------------------------------------------- exercises

@@ -64,8 +64,10 @@ async () => {
   }
   const overflow = [];
   for (const t of main.querySelectorAll('table')) {
-    const r = t.getBoundingClientRect();
-    if (!r.width) continue;
+    const b = t.getBoundingClientRect();
+    if (!b.width) continue;
+    // a table laid out as a block may be narrower than the rows it holds: measure the rows
+    const r = {left: b.left, right: b.left + Math.max(b.width, t.scrollWidth), width: Math.max(b.width, t.scrollWidth)};
     const lim = limit(t);
     if (fits(r, lim)) continue;
     let boxed = null;
