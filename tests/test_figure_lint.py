@@ -174,3 +174,15 @@ def test_the_kernels_png_printer_keeps_its_options_and_adds_the_alt_text():
     im = Image.open(io.BytesIO(base64.b64decode(data["image/png"])))
     assert im.text["Description"] == "Figure. A tent: y against x; 1 line."
     assert im.size[0] < 4 * 50 + 20                                 # dpi=50 kept
+
+
+def test_a_histogram_legend_gets_headroom_instead_of_covering_bars():
+    rng = np.random.default_rng(0)
+    conf = np.concatenate([rng.uniform(0.12, 0.3, 400), rng.uniform(0.9, 1.0, 200)])   # ten classes
+    probs = np.column_stack([conf, np.repeat(((1 - conf) / 9)[:, None], 9, axis=1)])
+    ax = plots.confidence_histogram(probs, (rng.uniform(size=600) > conf).astype(int))
+    assert lint.legend_covers(ax) == [] and lint.figure_findings(ax.figure) == []
+    top = max(p.get_height() for p in ax.patches)
+    assert ax.get_ylim()[1] > 1.2 * top                  # raised: the tall bars at the left sat under it
+    ax.set_ylim(0, 1.05 * top)
+    assert lint.legend_covers(ax) != []

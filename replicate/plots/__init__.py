@@ -16,6 +16,7 @@
   histories), one line per method.
 - :func:`history` -- the per-epoch records of several runs as one long frame (what every
   figure over training reads); :func:`integer_epochs` puts whole epochs on the x axes.
+- :func:`legend_clear_of_data` -- headroom above the data for a legend in an upper corner.
 - :func:`caption` / :func:`add_caption` -- the standard "what produced this figure" label.
 - :func:`page_figure` -- ``n`` panels laid out in rows that fit the book's column
   (:data:`PAGE_WIDTH`), so that every label reads at 8 pt or more on the page
@@ -70,6 +71,21 @@ def use_style() -> None:
     for key, value in TABLE_OPTIONS.items():
         pd.set_option(key, value)
     legibility.install()
+
+
+def legend_clear_of_data(ax, step: float = 1.15, max_steps: int = 8):
+    """Raise the top of the y axis of ``ax`` (linear scale), ``step`` times at a time, until its
+    legend covers none of the plotted data (:func:`replicate.plots.lint.legend_covers`), at
+    most ``max_steps`` times; returns ``ax``. For a legend in an upper corner over bars or
+    lines that reach the top."""
+    from . import lint
+
+    for _ in range(max_steps):
+        if not lint.legend_covers(ax):
+            break
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo, lo + (hi - lo) * step)
+    return ax
 
 
 def _colors():
@@ -202,6 +218,7 @@ def confidence_histogram(probs, labels, ax=None, n_bins: int = 20, title: str | 
     ax.legend(loc="upper left", fontsize="x-small")
     if title:
         ax.set_title(title)
+    legend_clear_of_data(ax)
     return ax
 
 

@@ -32,7 +32,8 @@ MIN_FILL = 0.4
 WARNING = "FigureLintWarning"
 _KEEP = "_replicate_keep_limits"
 
-__all__ = ["OVERLAP_PX", "MIN_FILL", "keep_limits", "text_boxes", "overlapping_texts", "legends_over_data",
+__all__ = ["OVERLAP_PX", "MIN_FILL", "keep_limits", "text_boxes", "overlapping_texts", "legend_covers",
+           "legends_over_data",
            "limit_problems", "figure_findings", "check_open_figures"]
 
 
@@ -90,6 +91,8 @@ def text_boxes(fig, renderer=None) -> list[tuple[str, object, object]]:
             if _visible_text(t):
                 add(f"{name} title {t.get_text()[:30]!r}", t, t)
         for which, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            if not axis.get_visible():          # e.g. the shared x axis of a twinx
+                continue
             if _visible_text(axis.label):
                 add(f"{name} {which} label {axis.label.get_text()[:30]!r}", axis.label, axis.label)
             for tick in axis._update_ticks():
@@ -160,36 +163,42 @@ def _data_paths(ax) -> list[tuple[str, np.ndarray, bool]]:
     return out
 
 
-def legends_over_data(fig, renderer=None) -> list[str]:
-    """One line per axes whose legend, drawn inside the axes, covers plotted data."""
+def legend_covers(ax, renderer=None) -> list[str]:
+    """What the legend of ``ax`` covers of the data ``ax`` plots (labels of lines, markers,
+    bars, bands), drawn as the figure is drawn; empty when it has no legend, or one outside the axes."""
     from matplotlib.path import Path
 
+    leg = ax.get_legend()
+    if leg is None or not leg.get_visible():
+        return []
+    renderer = renderer or _drawn(ax.figure)
+    box = leg.get_window_extent(renderer).padded(-OVERLAP_PX)
+    inside = ax.bbox
+    if box.x1 <= inside.x0 or box.x0 >= inside.x1 or box.y1 <= inside.y0 or box.y0 >= inside.y1:
+        return []
+    hits = []
+    for label, xy, filled in _data_paths(ax):
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if not len(xy):
+            continue
+        px = ax.transData.transform(xy)
+        if label.startswith("markers") or len(px) == 1:
+            hit = bool(np.any((px[:, 0] > box.x0) & (px[:, 0] < box.x1) & (px[:, 1] > box.y0) & (px[:, 1] < box.y1)))
+        else:
+            hit = Path(px).intersects_bbox(box, filled=filled)
+        if hit:
+            hits.append(label)
+    return list(dict.fromkeys(hits))
+
+
+def legends_over_data(fig, renderer=None) -> list[str]:
+    """One line per axes whose legend, drawn inside the axes, covers plotted data."""
     renderer = renderer or _drawn(fig)
     found = []
     for ax in fig.axes:
-        leg = ax.get_legend()
-        if leg is None or not leg.get_visible():
-            continue
-        box = leg.get_window_extent(renderer).padded(-OVERLAP_PX)
-        inside = ax.bbox
-        if box.x1 <= inside.x0 or box.x0 >= inside.x1 or box.y1 <= inside.y0 or box.y0 >= inside.y1:
-            continue                                       # a legend outside the axes covers nothing
-        hits = []
-        for label, xy, filled in _data_paths(ax):
-            xy = xy[np.isfinite(xy).all(axis=1)]
-            if not len(xy):
-                continue
-            px = ax.transData.transform(xy)
-            if label.startswith("markers"):
-                hit = bool(np.any((px[:, 0] > box.x0) & (px[:, 0] < box.x1) & (px[:, 1] > box.y0)
-                                  & (px[:, 1] < box.y1)))
-            else:
-                hit = Path(px).intersects_bbox(box, filled=filled) if len(px) > 1 else \
-                    bool(box.x0 < px[0, 0] < box.x1 and box.y0 < px[0, 1] < box.y1)
-            if hit:
-                hits.append(label)
+        hits = legend_covers(ax, renderer)
         if hits:
-            found.append(f"{_name(ax, fig)}: the legend covers {', '.join(dict.fromkeys(hits))}")
+            found.append(f"{_name(ax, fig)}: the legend covers {', '.join(hits)}")
     return found
 
 
