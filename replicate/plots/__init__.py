@@ -16,7 +16,8 @@
   histories), one line per method.
 - :func:`history` -- the per-epoch records of several runs as one long frame (what every
   figure over training reads); :func:`integer_epochs` puts whole epochs on the x axes.
-- :func:`legend_clear_of_data` -- headroom above the data for a legend in an upper corner.
+- :func:`legend_clear_of_data` -- headroom above the data for a legend in an upper corner;
+  :func:`legend_below` -- a figure legend under the panels, clear of every panel's data.
 - :func:`caption` / :func:`add_caption` -- the standard "what produced this figure" label.
 - :func:`page_figure` -- ``n`` panels laid out in rows that fit the book's column
   (:data:`PAGE_WIDTH`), so that every label reads at 8 pt or more on the page
@@ -73,10 +74,11 @@ def use_style() -> None:
     legibility.install()
 
 
-def legend_clear_of_data(ax, step: float = 1.15, max_steps: int = 8):
-    """Raise the top of the y axis of ``ax`` (linear scale), ``step`` times at a time, until its
-    legend covers none of the plotted data (:func:`replicate.plots.lint.legend_covers`), at
-    most ``max_steps`` times; returns ``ax``. For a legend in an upper corner over bars or
+def legend_clear_of_data(ax, step: float = 1.15, max_steps: int = 5):
+    """Raise the top of the y axis of ``ax``, its range ``step`` times larger at a time (in
+    decades on a log axis), until its legend covers none of the plotted data
+    (:func:`replicate.plots.lint.legend_covers`), at most ``max_steps`` times (the data then
+    still fill half the axis); returns ``ax``. For a legend in an upper corner over bars or
     lines that reach the top."""
     from . import lint
 
@@ -84,8 +86,22 @@ def legend_clear_of_data(ax, step: float = 1.15, max_steps: int = 8):
         if not lint.legend_covers(ax):
             break
         lo, hi = ax.get_ylim()
-        ax.set_ylim(lo, lo + (hi - lo) * step)
+        if ax.get_yscale() == "log":
+            ax.set_ylim(lo, lo * (hi / lo) ** step)
+        else:
+            ax.set_ylim(lo, lo + (hi - lo) * step)
     return ax
+
+
+def legend_below(fig, ax, ncols: int = 2, fontsize="small"):
+    """The legend of ``ax``'s lines as one figure legend below every panel (the figure must
+    use the constrained layout, which makes room for it), so that it covers no data; any
+    legend of the axes is removed. Returns the Legend."""
+    handles, labels = ax.get_legend_handles_labels()
+    for a in fig.axes:
+        if a.get_legend() is not None:
+            a.get_legend().remove()
+    return fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=fontsize)
 
 
 def _colors():
