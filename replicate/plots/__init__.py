@@ -414,4 +414,5 @@ def history(runs: Mapping[str, object], require=("test/nll",)):
 def integer_epochs(axes) -> None:
     """Whole epochs only on the x axis of every axes of ``axes``."""
     for ax in np.ravel(axes):
-        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        # min_n_ticks=1: one epoch gets one tick (else the locator falls back to 0.945, 0.960, ...)
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, min_n_ticks=1))

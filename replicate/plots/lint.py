@@ -91,7 +91,7 @@ def text_boxes(fig, renderer=None) -> list[tuple[str, object, object]]:
             if _visible_text(t):
                 add(f"{name} title {t.get_text()[:30]!r}", t, t)
         for which, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-            if not axis.get_visible():          # e.g. the shared x axis of a twinx
+            if not (ax.axison and axis.get_visible()):   # axis("off"), the shared x axis of a twinx
                 continue
             if _visible_text(axis.label):
                 add(f"{name} {which} label {axis.label.get_text()[:30]!r}", axis.label, axis.label)

@@ -236,7 +236,7 @@ def roc_figure(curves: pd.DataFrame, labels: Mapping[str, str] | None = None, ti
     post T dashed, from :func:`replicate.comparison.ood.roc_curves`."""
     if not len(curves):
         raise ValueError("curves is empty: no run holds logits of this OOD set")
-    fig, ax = plt.subplots(figsize=(4.6, 4.2))
+    fig, ax = plt.subplots(figsize=(PAGE_WIDTH, 4.2))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, m in enumerate(dict.fromkeys(curves.method)):
         g = curves[(curves.method == m) & (curves.seed == curves[curves.method == m].seed.min())]
@@ -247,7 +247,8 @@ def roc_figure(curves: pd.DataFrame, labels: Mapping[str, str] | None = None, ti
     ax.plot([0, 1], [0, 1], color="0.6", lw=0.8)
     ax.set(xlabel="FPR", ylabel="TPR", title=title or "ROC, entropy as OOD score (AUROC %)", xlim=(0, 1),
            ylim=(0, 1))
-    ax.legend(fontsize="x-small", loc="lower right")
+    ax.set_aspect("equal")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.03, 1), borderaxespad=0)   # beside the curves
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)

@@ -97,7 +97,7 @@ def palette(labels) -> dict:
 def _lines(ax, frame, y, labels) -> None:
     sns.lineplot(data=frame, x="epoch", y=y, hue="method", hue_order=list(labels), palette=palette(labels),
                  marker="o", markersize=4, ax=ax)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
 
 
 def _shade(ax, epochs: int, windows: Mapping[str, tuple]) -> None:

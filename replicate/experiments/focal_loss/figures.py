@@ -29,7 +29,9 @@ import seaborn as sns
 
 from ... import metrics
 from ...checks import positive_int
-from ...plots import PAGE_WIDTH, PAPER_EPOCHS, add_caption, history, integer_epochs, page_figure
+from ...plots import (PAGE_WIDTH, PAPER_EPOCHS, add_caption, history, integer_epochs, legend_clear_of_data,
+                      page_figure)
+from ...plots.lint import keep_limits
 
 #: The paper's epochs (of 350) for Fig. 2 and Fig. 4 (b-d).
 FIG2_EPOCHS = (100, 200, 300, 350)
@@ -191,7 +193,9 @@ def figure4(runs: Mapping[str, object], epochs, caption_text: str | None = None)
                       label=label, lw=1.6)
         ax.set(xlim=(lo, hi), title=f"({tag}) epoch {e}", xlabel="log10 gradient norm (last layer)",
                ylabel="% of training samples" if axes.index(ax) % 2 == 0 else "")
+        keep_limits(ax, "the bins that hold training samples (the empty bins outside are left out)", axis="x")
         ax.legend(fontsize="x-small")
+        legend_clear_of_data(ax)
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)
@@ -287,8 +291,8 @@ def qualitative_figure(frame: pd.DataFrame, images, classes, caption_text: str |
     methods = list(dict.fromkeys(frame["method"]))
     cols = min(len(samples), 3)          # three images to a row of the page
     groups = -(-len(samples) // cols)
-    fig, axes = plt.subplots(2 * groups, cols, figsize=(PAGE_WIDTH, groups * (1.9 + 0.5 * len(methods))),
-                             squeeze=False, gridspec_kw={"height_ratios": [1.9, 0.5 * len(methods)] * groups})
+    fig, axes = plt.subplots(2 * groups, cols, figsize=(PAGE_WIDTH, groups * (1.9 + 0.7 * len(methods))),
+                             squeeze=False, gridspec_kw={"height_ratios": [1.9, 0.7 * len(methods)] * groups})
     for j in range(len(samples), groups * cols):
         axes[2 * (j // cols), j % cols].remove()
         axes[2 * (j // cols) + 1, j % cols].remove()
