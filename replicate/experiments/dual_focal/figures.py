@@ -394,7 +394,7 @@ def figure3(intervals: pd.DataFrame, labels: Mapping[str, str], level: float = 0
     mets = list(dict.fromkeys(intervals.metric))
     from ...plots import page_figure
 
-    fig, axes = page_figure(len(mets), 3.3)
+    fig, axes = page_figure(len(mets), 3.3, layout="constrained")   # room for the slanted method names
     for ax, m in zip(axes, mets):
         f = intervals[intervals.metric == m].set_index("method").reindex([k for k in labels if k in
                                                                          set(intervals.method)])
