@@ -394,7 +394,7 @@ def figure3(intervals: pd.DataFrame, labels: Mapping[str, str], level: float = 0
     mets = list(dict.fromkeys(intervals.metric))
     from ...plots import page_figure
 
-    fig, axes = page_figure(len(mets), 3.3, layout="constrained")   # room for the slanted method names
+    fig, axes = page_figure(len(mets), 3.3)
     for ax, m in zip(axes, mets):
         f = intervals[intervals.metric == m].set_index("method").reindex([k for k in labels if k in
                                                                          set(intervals.method)])
@@ -404,7 +404,8 @@ def figure3(intervals: pd.DataFrame, labels: Mapping[str, str], level: float = 0
         ax.vlines(x, f["low"], f["high"], color="k", lw=1)
         ax.hlines(np.r_[f["low"], f["high"]], np.r_[x, x] - 0.15, np.r_[x, x] + 0.15, color="k", lw=1)
         ax.set_xticks(range(len(f)), [labels[k] for k in f.index], rotation=45, ha="right", fontsize="small")
-        ax.set(title=names.get(m, m), ylabel=f"{names.get(m, m)}, {int(100 * level)} % interval")
+        # the interval's level in the title: a long y label runs past a short panel
+        ax.set(title=f"{names.get(m, m)}, {int(100 * level)} % interval", ylabel=names.get(m, m))
     return _caption(fig, caption_text)
 
 
