@@ -139,7 +139,7 @@ def _is_data(artist, ax) -> bool:
 
 def _data_paths(ax) -> list[tuple[str, np.ndarray, bool]]:
     """``(label, xy in data coordinates, filled)`` of what ``ax`` plots in data coordinates."""
-    from matplotlib.collections import Collection
+    from matplotlib.collections import Collection, LineCollection
     from matplotlib.patches import Patch
 
     out = []
@@ -154,8 +154,9 @@ def _data_paths(ax) -> list[tuple[str, np.ndarray, bool]]:
         if len(offsets) and coll.get_offset_transform().contains_branch(ax.transData) and len(coll.get_paths()) <= 1:
             out.append((f"markers {coll.get_label()!r}", offsets, False))       # a scatter
         elif _is_data(coll, ax):
+            kind, filled = ("lines", False) if isinstance(coll, LineCollection) else ("area", True)
             for path in coll.get_paths():
-                out.append((f"area {coll.get_label()!r}", np.asarray(path.vertices, dtype=float), True))
+                out.append((f"{kind} {coll.get_label()!r}", np.asarray(path.vertices, dtype=float), filled))
     for patch in ax.patches:
         if patch.get_visible() and isinstance(patch, Patch) and _is_data(patch, ax):
             verts = patch.get_patch_transform().transform(patch.get_path().vertices)

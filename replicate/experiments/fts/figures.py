@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...plots import add_caption
+from ...plots import add_caption, legend_clear_of_data
 
 FIG8_COLUMNS = ("method", "seed", "gamma", "T")
 SEARCH_COLUMNS = ("gamma", "T", "overflowed")
@@ -65,6 +65,7 @@ def figure8(paths: pd.DataFrame, labels: dict | None = None, caption_text: str =
     ax.set_ylabel("optimal T" if y == "T" else "1 / optimal T")
     ax.set_title(r"Temperature chosen by validation ECE for each $\gamma_{ev}$")
     ax.legend(fontsize="small", frameon=False)
+    legend_clear_of_data(ax)
     if caption_text:
         add_caption(fig, caption_text)
     return fig
