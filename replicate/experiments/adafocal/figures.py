@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ...plots import PAGE_WIDTH, add_caption, integer_epochs, page_figure
+from ...plots.lint import keep_limits
 
 SOURCES = ("val_bins", "loss_state")
 
@@ -89,7 +90,7 @@ def figure1(runs: Mapping[str, object], bins=(0, 7, 14), caption_text: str | Non
     hist = {k: h for k, h in hist.items() if len(h)}
     n = int(max((h["bin"].max() for h in hist.values()), default=14)) + 1
     bins = _check_bins(bins, n)
-    fig, axes = page_figure(1 + len(bins), 2.8)
+    fig, axes = page_figure(1 + len(bins), 2.8, layout="constrained")   # laid out with the titles wrapped
     for label, h in hist.items():
         a = adaece_history(h)
         axes[0].plot(a.index, a.values, marker="o", ms=2.5, label=label)
@@ -100,9 +101,9 @@ def figure1(runs: Mapping[str, object], bins=(0, 7, 14), caption_text: str | Non
     for ax, b in zip(axes[1:], bins):
         ax.axhline(0, color="black", lw=0.8)
         ax.set(title=f"(b) bin {b}: E_val = C_val − A_val", xlabel="epoch")
+        keep_limits(ax, "0 in view: the sign of the gap E_val turns γ up or down", axis="y")
     axes[0].legend(fontsize="x-small")
     integer_epochs(axes)
-    fig.tight_layout()
     _note_missing(fig, missing)
     if caption_text:
         add_caption(fig, caption_text)
@@ -245,8 +246,8 @@ def roc_figure(curves: pd.DataFrame, labels: Mapping[str, str] | None = None, ti
             ax.plot(c["fpr"], c["tpr"], ls=ls, color=colors[i % len(colors)],
                     label=f"{(labels or {}).get(m, m)} {'post' if scaled else 'pre'} T ({c['auroc'].iloc[0]:.1f})")
     ax.plot([0, 1], [0, 1], color="0.6", lw=0.8)
-    ax.set(xlabel="FPR", ylabel="TPR", title=title or "ROC, entropy as OOD score (AUROC %)", xlim=(0, 1),
-           ylim=(0, 1))
+    ax.set(xlabel="FPR", ylabel="TPR", xlim=(0, 1), ylim=(0, 1))
+    ax.set_title(title or "ROC, entropy as OOD score (AUROC %)", pad=10)
     ax.set_aspect("equal")
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.03, 1), borderaxespad=0)   # beside the curves
     fig.tight_layout()

@@ -317,6 +317,7 @@ def qualitative_figure(frame: pd.DataFrame, images, classes, caption_text: str |
                 ax.text(v - 0.02 if inside else v + 0.02, yk, text, va="center", ha="right" if inside else "left",
                         fontsize=8, color="white" if inside and solid else "0.15")
         ax.set(xlim=(0, 1), yticks=ypos, yticklabels=methods if j % cols == 0 else [])
+        keep_limits(ax, "a confidence is a probability: the whole of [0, 1]", axis="x")
         ax.invert_yaxis()
         ax.tick_params(labelsize=8)
     fig.tight_layout()
