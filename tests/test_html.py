@@ -31,6 +31,7 @@ def site(tmp_path_factory):
     book_html.copy_mathjax(root / "_static")
     (root / "_images").mkdir()
     Image.new("RGB", (4, 4), "red").save(root / "_images" / "dot.png")
+    Image.new("RGB", (4, 4), "grey").save(root / "_static" / "minus.png")      # a theme icon
     (root / "sub").mkdir()
     pages = {
         "index.html": '<meta http-equiv="Refresh" content="0; url=sub/good.html" />',
@@ -95,6 +96,7 @@ def site(tmp_path_factory):
             '<img src="../_images/dot.png" alt="plot">'
             '<img src="../_images/dot.png" alt="">'
             '<img src="../_images/dot.png" alt="" role="presentation">'
+            '<img src="../_static/minus.png" alt="-" class="toggler">'
             '<img src="../_images/dot.png" alt="Test ECE against the epoch, one line per loss">'
             '</article>'),
         "_static/ignored.html": _page('<a href="nowhere.html">support folders are not pages</a>'),

@@ -22,7 +22,9 @@ the page as a reader who opens them sees it, and returns lists of one-line findi
 ``alt``       an image of the page's article with no alt text that describes it: none, a
               file name or path (Sphinx's default for a notebook output), matplotlib's
               ``<Figure size ...>`` or fewer than :data:`MIN_ALT_WORDS` words. An image
-              marked decorative (``role="presentation"`` or ``aria-hidden="true"``) is left alone.
+              marked decorative (``role="presentation"`` or ``aria-hidden="true"``) and the
+              theme's icons (files under ``_static/``, e.g. the module index's "-" toggle)
+              are left alone.
 
 This module imports nothing; it only holds the scripts.
 """
@@ -152,6 +154,7 @@ async () => {
   const images = [...main.querySelectorAll('img')];
   for (const [i, img] of images.entries()) {
     if (img.getAttribute('role') === 'presentation' || img.getAttribute('aria-hidden') === 'true') continue;
+    if (/(^|\/)_static\//.test(img.getAttribute('src') || '')) continue;   // the theme's icons, not figures
     const a = (img.getAttribute('alt') || '').trim();
     const src = img.getAttribute('src') || '';
     const file = src.split('/').pop();
