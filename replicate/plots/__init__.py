@@ -39,6 +39,7 @@ import numpy as np  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from ..checks import positive_int  # noqa: E402
+from .legends import legend_below, legend_clear_of_data  # noqa: E402,F401
 
 PALETTE = "colorblind"
 _BINNINGS = ("width", "mass")
@@ -72,36 +73,6 @@ def use_style() -> None:
     for key, value in TABLE_OPTIONS.items():
         pd.set_option(key, value)
     legibility.install()
-
-
-def legend_clear_of_data(ax, step: float = 1.15, max_steps: int = 5):
-    """Raise the top of the y axis of ``ax``, its range ``step`` times larger at a time (in
-    decades on a log axis), until its legend covers none of the plotted data
-    (:func:`replicate.plots.lint.legend_covers`), at most ``max_steps`` times (the data then
-    still fill half the axis); returns ``ax``. For a legend in an upper corner over bars or
-    lines that reach the top."""
-    from . import lint
-
-    for _ in range(max_steps):
-        if not lint.legend_covers(ax):
-            break
-        lo, hi = ax.get_ylim()
-        if ax.get_yscale() == "log":
-            ax.set_ylim(lo, lo * (hi / lo) ** step)
-        else:
-            ax.set_ylim(lo, lo + (hi - lo) * step)
-    return ax
-
-
-def legend_below(fig, ax, ncols: int = 2, fontsize="small"):
-    """The legend of ``ax``'s lines as one figure legend below every panel (the figure must
-    use the constrained layout, which makes room for it), so that it covers no data; any
-    legend of the axes is removed. Returns the Legend."""
-    handles, labels = ax.get_legend_handles_labels()
-    for a in fig.axes:
-        if a.get_legend() is not None:
-            a.get_legend().remove()
-    return fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=fontsize)
 
 
 def _colors():
