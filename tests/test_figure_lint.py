@@ -186,3 +186,24 @@ def test_a_histogram_legend_gets_headroom_instead_of_covering_bars():
     assert ax.get_ylim()[1] > 1.2 * top                  # raised: the tall bars at the left sat under it
     ax.set_ylim(0, 1.05 * top)
     assert lint.legend_covers(ax) != []
+
+
+def test_place_legend_keeps_a_legend_off_the_data_inside_with_headroom_or_under_the_axes():
+    # room above the lines: the legend stays inside at its best place
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 0.1], label="low")
+    ax.set_ylim(0, 1)
+    leg = plots.place_legend(ax)
+    assert lint.legend_covers(ax) == [] and leg.get_bbox_to_anchor().y0 >= ax.bbox.y0
+    # eight lines filling the axes: no place inside is free, so the legend goes under the axes
+    fig, ax = plt.subplots()
+    x = np.linspace(0, 1, 50)
+    for k in range(8):
+        ax.plot(x, np.sin(6 * x + k) + k / 4, label=f"line {k}")
+    ax.set_xlabel("x")
+    plots.place_legend(ax)
+    renderer = lint._drawn(fig)
+    box = ax.get_legend().get_window_extent(renderer)
+    assert lint.legend_covers(ax, renderer) == []
+    assert box.y1 <= ax.xaxis.label.get_window_extent(renderer).y0 + 1      # under the x label
+    assert lint.overlapping_texts(fig, renderer) == []

@@ -71,7 +71,7 @@ def bias_figure(study: pd.DataFrame, model: BetaModel, title: str | None = None,
     ax = plots.estimator_plot(study, true_value=model.true_ece(), title=title)
     ns = sorted(int(n) for n in study.n.unique())
     ax.plot(ns, [model.expected_binned_ece(n) for n in ns], "k--", lw=1, label="CLT prediction for ECE")
-    ax.legend(fontsize="x-small")
+    plots.place_legend(ax, fontsize="x-small")
     ax.set(xlabel="test-set size N", ylabel="estimate")
     if caption_text:
         plots.add_caption(ax.figure, caption_text)

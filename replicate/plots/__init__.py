@@ -16,8 +16,8 @@
   histories), one line per method.
 - :func:`history` -- the per-epoch records of several runs as one long frame (what every
   figure over training reads); :func:`integer_epochs` puts whole epochs on the x axes.
-- :func:`legend_clear_of_data` -- headroom above the data for a legend in an upper corner;
-  :func:`legend_below` -- a figure legend under the panels, clear of every panel's data.
+- :func:`place_legend` -- a legend that covers no data: inside where it can, with headroom, or
+  under the axes (:mod:`replicate.plots.legends`, with :func:`legend_below`, a figure legend under the panels).
 - :func:`caption` / :func:`add_caption` -- the standard "what produced this figure" label.
 - :func:`page_figure` -- ``n`` panels laid out in rows that fit the book's column
   (:data:`PAGE_WIDTH`), so that every label reads at 8 pt or more on the page
@@ -39,7 +39,7 @@ import numpy as np  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from ..checks import positive_int  # noqa: E402
-from .legends import legend_below, legend_clear_of_data  # noqa: E402,F401
+from .legends import legend_below, legend_clear_of_data, legend_under, place_legend  # noqa: E402,F401
 
 PALETTE = "colorblind"
 _BINNINGS = ("width", "mass")
@@ -202,10 +202,9 @@ def confidence_histogram(probs, labels, ax=None, n_bins: int = 20, title: str | 
     ax.axvline(correct.mean(), color=col[2], lw=2, ls="-", label=f"accuracy {100 * correct.mean():.1f}%")
     ax.axvline(conf.mean(), color=col[3], lw=2, ls="--", label=f"mean confidence {100 * conf.mean():.1f}%")
     ax.set(xlim=(0, 1), xlabel="confidence (top-1 probability)", ylabel="% of samples")
-    ax.legend(loc="upper left", fontsize="x-small")
     if title:
         ax.set_title(title)
-    legend_clear_of_data(ax)
+    place_legend(ax, loc="upper left", fontsize="x-small")
     return ax
 
 
@@ -270,7 +269,7 @@ def temperature_curve_plot(curve, chosen: Mapping[str, float] | None = None, tru
     if true_T is not None:
         handles.append(ax.axvline(true_T, color="black", lw=1, label=f"true T = {true_T:g}"))
     ax.set_xlabel("temperature T")
-    ax.legend(handles=handles, fontsize="x-small", loc="best", framealpha=0.92)
+    place_legend(ax, handles=handles, fontsize="x-small", loc="best", framealpha=0.92)
     if title:
         ax.set_title(title)
     return ax
@@ -292,7 +291,7 @@ def estimator_plot(frame, x: str = "n", y: str = "estimate", hue: str = "estimat
     sns.lineplot(data=frame, x=x, y=y, hue=hue, marker="o", errorbar=errorbar, ax=ax)
     if true_value is not None:
         ax.axhline(true_value, color="black", lw=1.2, label="true value")
-        ax.legend(fontsize="x-small")
+        place_legend(ax, fontsize="x-small")
     if logx:
         ax.set_xscale("log")
         ax.set_xticks(sorted(frame[x].unique()))
@@ -348,7 +347,7 @@ def metric_panels(frame, panels: Mapping[str, str], x: str = "epoch", hue: str =
         ax.set_title(title)
         ax.set_ylabel("")
         if last:
-            ax.legend(fontsize="x-small")
+            place_legend(ax, fontsize="x-small")
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)

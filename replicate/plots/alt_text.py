@@ -41,13 +41,12 @@ def _panel(ax) -> str | None:
 
     title = _clean(ax.get_title() or ax.get_title("left"))
     x, y = _clean(ax.get_xlabel()), _clean(ax.get_ylabel())
-    scale = lambda which, s: f" (log scale)" if s == "log" else ""  # noqa: E731
+    scale = lambda s: " (log scale)" if s == "log" else ""  # noqa: E731
     parts = []
     if ax.images:
         parts.append("an image")
     if x or y:
-        parts.append(f"{y or 'values'}{scale('y', ax.get_yscale())} against {x or 'position'}"
-                     f"{scale('x', ax.get_xscale())}")
+        parts.append(f"{y or 'values'}{scale(ax.get_yscale())} against {x or 'position'}{scale(ax.get_xscale())}")
     lines = [ln for ln in ax.lines if ln.get_visible() and len(ln.get_xdata()) > 2]
     markers = [c for c in ax.collections if isinstance(c, PathCollection) and c.get_visible()]
     bands = [c for c in ax.collections if isinstance(c, PolyCollection) and c.get_visible()]

@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ...plots import PAGE_WIDTH, add_caption, integer_epochs, page_figure
+from ...plots import PAGE_WIDTH, add_caption, integer_epochs, page_figure, place_legend
 from ...plots.lint import keep_limits
 
 SOURCES = ("val_bins", "loss_state")
@@ -102,7 +102,7 @@ def figure1(runs: Mapping[str, object], bins=(0, 7, 14), caption_text: str | Non
         ax.axhline(0, color="black", lw=0.8)
         ax.set(title=f"(b) bin {b}: E_val = C_val − A_val", xlabel="epoch")
         keep_limits(ax, "0 in view: the sign of the gap E_val turns γ up or down", axis="y")
-    axes[0].legend(fontsize="x-small")
+    place_legend(axes[0], fontsize="x-small")
     integer_epochs(axes)
     _note_missing(fig, missing)
     if caption_text:
@@ -128,7 +128,7 @@ def common_binning(runs: Mapping[str, object], bins=(0, 7, 14), caption_text: st
             ax.plot(hb["epoch"], hb["confidence"], color=c, ls="", marker="*", ms=5, label=f"{label}, C_val")
     for ax, b in zip(axes, bins):
         ax.set(title=f"validation bin {b}", xlabel="epoch", ylabel="mean confidence")
-    axes[0].legend(fontsize="x-small")
+    place_legend(axes[0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
     _note_missing(fig, missing)
@@ -157,7 +157,7 @@ def over_epochs(runs: Mapping[tuple, object], columns: Mapping[str, str] | None 
             if n > 1:
                 ax.fill_between(s.index, s["mean"] - s["std"], s["mean"] + s["std"], alpha=0.2)
         ax.set(title=title, xlabel="epoch")
-    axes[0].legend(fontsize="x-small")
+    place_legend(axes[0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
     if caption_text:
@@ -194,7 +194,7 @@ def bin_dynamics(runs: Mapping[str, object], bins=(0, 4, 7, 10, 14), caption_tex
             ax.set_yscale("log")
     axes[0, 0].set_title("E_val = C_val − A_val")
     axes[0, 1].set_title("γ_t")
-    axes[0, 0].legend(fontsize="x-small")
+    place_legend(axes[0, 0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
     if caption_text:
@@ -224,7 +224,7 @@ def error_bars(frame: pd.DataFrame, labels: Mapping[str, str] | None = None, met
     n = int(stats["count"].max())
     ax.set_xticks(x, [(labels or {}).get(m, m) for m in methods], fontsize="small")
     ax.set(ylabel=f"test {metric.upper()} (%)", title=f"mean ± sd over {n} seed{'s' if n > 1 else ''}")
-    ax.legend(fontsize="x-small")
+    place_legend(ax, fontsize="x-small")
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)

@@ -26,7 +26,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ... import metrics
 from ... import plots
-from ...plots import PAGE_WIDTH, PAPER_EPOCHS, add_caption, history, page_figure, reliability_diagram
+from ...plots import PAGE_WIDTH, PAPER_EPOCHS, add_caption, history, page_figure, place_legend, reliability_diagram
 
 #: The paper's epoch windows named in Sec. 5.5.1 (Fig. 3) and Sec. 5.1.2 (Fig. 8), of 350.
 FIG3_WINDOWS = {"initial": (0, 50), "middle": (50, 150)}
@@ -117,7 +117,7 @@ def figure3(runs: Mapping[str, object], caption_text: str | None = None):
     _lines(ax, f, "normalised", list(runs))
     _shade(ax, int(f.epoch.max()), FIG3_WINDOWS)
     ax.set(ylabel="test NLL / test NLL after epoch 1", xlabel="epoch")
-    ax.legend(fontsize="small")
+    place_legend(ax, fontsize="small")
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)
@@ -139,7 +139,7 @@ def figure6(sweep: pd.DataFrame, gamma: float, caption_text: str | None = None):
                 continue                       # TS does not change the predicted class
             ax.plot(g["lam"], g["mean"], style, ms=4, label="post T" if scaled else "pre T")
         ax.set(title=title, xlabel="λ")
-    axes[0].legend(fontsize="x-small")
+    place_legend(axes[0], fontsize="x-small")
     fig.suptitle(f"FCL, γ = {gamma:g}", fontsize="medium")
     fig.tight_layout()
     if caption_text:
@@ -180,7 +180,7 @@ def figure8(runs: Mapping[str, object], caption_text: str | None = None):
     _lines(ax, h, "test/error", list(runs))
     _shade(ax, int(h.epoch.max()), {"Fig. 8": FIG8_WINDOW})
     ax.set(ylabel="test error (%)", xlabel="epoch")
-    ax.legend(fontsize="small")
+    place_legend(ax, fontsize="small")
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)

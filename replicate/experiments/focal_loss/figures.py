@@ -29,8 +29,7 @@ import seaborn as sns
 
 from ... import metrics
 from ...checks import positive_int
-from ...plots import (PAGE_WIDTH, PAPER_EPOCHS, add_caption, history, integer_epochs, legend_clear_of_data,
-                      page_figure)
+from ...plots import PAGE_WIDTH, PAPER_EPOCHS, add_caption, history, integer_epochs, page_figure, place_legend
 from ...plots.lint import keep_limits
 
 #: The paper's epochs (of 350) for Fig. 2 and Fig. 4 (b-d).
@@ -50,7 +49,7 @@ def _lines(ax, frame, cols: Mapping[str, str], title: str, ylabel: str = "", sty
     for (col, label), ls in zip(cols.items(), styles * 3):
         ax.plot(frame["epoch"], frame[col], ls=ls, marker="o", ms=3, label=label)
     ax.set(title=title, xlabel="epoch", ylabel=ylabel)
-    ax.legend(fontsize="x-small")
+    place_legend(ax, fontsize="x-small")
 
 
 def figure1(run, caption_text: str | None = None):
@@ -65,7 +64,7 @@ def figure1(run, caption_text: str | None = None):
         for col, label in ((f"{split}/entropy_correct", "entropy correct"),
                            (f"{split}/entropy_incorrect", "entropy incorrect")):
             ax.plot(h["epoch"], h[col], ls="-.", marker="s", ms=3, label=label)
-        ax.legend(fontsize="x-small")
+        place_legend(ax, fontsize="x-small")
     pct = h.assign(**{c: 100 * h[c] for c in ("train/error", "test/error", "test/ece")})
     _lines(axes[2], pct, {"train/error": "train error", "test/error": "test error", "test/ece": "test ECE"},
            "(c) error and ECE", "%")
@@ -90,7 +89,7 @@ def training_calibration(run, paper_epochs=FIG2_EPOCHS, caption_text: str | None
         ax.axvline(e, color="0.6", lw=0.8)
         ax.text(e, ax.get_ylim()[1], f" ≙ {pe}", fontsize="x-small", va="top", color="0.4")
     ax.set(xlabel="epoch", ylabel="%", title="training set: accuracy, confidence and ECE")
-    ax.legend(fontsize="x-small", loc="center right")
+    place_legend(ax, fontsize="x-small", loc="center right")
     integer_epochs(ax)
     fig.tight_layout()
     if caption_text:
@@ -147,7 +146,7 @@ def figure3(runs: Mapping[str, object], caption_text: str | None = None):
         sns.lineplot(data=h, x="epoch", y=col, hue="method", marker="o", markersize=4, ax=ax,
                      legend=ax is axes[0])
         ax.set(title=title, ylabel="")
-    axes[0].legend(fontsize="x-small")
+    place_legend(axes[0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
     if caption_text:
@@ -194,8 +193,8 @@ def figure4(runs: Mapping[str, object], epochs, caption_text: str | None = None)
         ax.set(xlim=(lo, hi), title=f"({tag}) epoch {e}", xlabel="log10 gradient norm (last layer)",
                ylabel="% of training samples" if axes.index(ax) % 2 == 0 else "")
         keep_limits(ax, "the bins that hold training samples (the empty bins outside are left out)", axis="x")
-        ax.legend(fontsize="x-small")
-        legend_clear_of_data(ax)
+        keep_limits(ax, "one y scale for every epoch's histogram (shared)", axis="y")
+        place_legend(ax, fontsize="x-small")
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)
