@@ -207,3 +207,20 @@ def test_place_legend_keeps_a_legend_off_the_data_inside_with_headroom_or_under_
     assert lint.legend_covers(ax, renderer) == []
     assert box.y1 <= ax.xaxis.label.get_window_extent(renderer).y0 + 1      # under the x label
     assert lint.overlapping_texts(fig, renderer) == []
+
+
+def test_a_reliability_grid_settles_its_legends_after_its_layout_and_passes_the_lint():
+    """Bars on both sides of the diagonal leave no free place inside for the legends: after the
+    grid's layout they go under their axes, the figure grows, and nothing overlaps."""
+    rng = np.random.default_rng(0)
+    panels = {}
+    for name in "abc":
+        conf = np.concatenate([rng.uniform(0.12, 0.3, 300), rng.uniform(0.6, 1, 600)])
+        probs = np.column_stack([conf, np.repeat(((1 - conf) / 9)[:, None], 9, axis=1)])
+        panels[name] = (probs, (rng.uniform(size=900) > conf ** 2).astype(int))
+    fig = plots.reliability_grid(panels, caption_text="profile: test")
+    assert lint.figure_findings(fig) == []
+    renderer = lint._drawn(fig)
+    hist = fig.axes[2]                                                     # the first histogram
+    assert hist.get_legend().get_window_extent(renderer).y1 <= hist.bbox.y0
+    assert fig.get_figheight() > 2 * (3.4 + 1.8)                          # grown for the legends

@@ -39,7 +39,8 @@ import numpy as np  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from ..checks import positive_int  # noqa: E402
-from .legends import legend_below, legend_clear_of_data, legend_under, place_legend  # noqa: E402,F401
+from .legends import (legend_below, legend_clear_of_data, legend_under, place_legend,  # noqa: E402,F401
+                      settle_legends)
 
 PALETTE = "colorblind"
 _BINNINGS = ("width", "mass")
@@ -236,6 +237,7 @@ def reliability_grid(panels: Mapping[str, tuple], n_bins: int = 15, binning: str
     if suptitle:
         fig.suptitle(suptitle)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)       # the layout moved the data: no legend may cover it
     if caption_text:
         add_caption(fig, caption_text)
     return fig
