@@ -46,8 +46,8 @@ def rank_figure(panels: Mapping[str, pd.DataFrame], labels: Mapping[str, str] | 
         ax.plot(f["mean_rank"], y, "|", color="k", ms=10, label="mean rank over the resamples")
         ax.set_title(title, fontsize="medium")
         ax.set_xlim(0.5, n + 0.5)
-        ax.set_xlabel("rank (1 = best)")
         ax.grid(axis="x", alpha=0.3)
+    fig.supxlabel("rank (1 = best)", fontsize="medium")     # one label: a label per narrow panel ran into the next
     axes[0][0].set_yticks(y, [labels.get(m, m) for m in order])
     axes[0][0].invert_yaxis()
     handles, names = axes[0][0].get_legend_handles_labels()
