@@ -40,6 +40,7 @@ def reliability_and_histogram(probs, labels, true_curve=None, caption_text: str 
     plots.reliability_diagram(probs, labels, ax=ax1, title="reliability diagram", true_curve=true_curve)
     plots.confidence_histogram(probs, labels, ax=ax2, title="confidence histogram")
     ax2.set_box_aspect(1)
+    plots.settle_legends(fig)               # the square box moved the bars under the legend
     if caption_text:
         plots.add_caption(fig, caption_text)
     return fig
