@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ...plots import PAGE_WIDTH, add_caption, integer_epochs, page_figure, place_legend
+from ...plots import PAGE_WIDTH, add_caption, integer_epochs, page_figure, place_legend, settle_legends
 from ...plots.lint import keep_limits
 
 SOURCES = ("val_bins", "loss_state")
@@ -131,6 +131,7 @@ def common_binning(runs: Mapping[str, object], bins=(0, 7, 14), caption_text: st
     place_legend(axes[0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     _note_missing(fig, missing)
     if caption_text:
         add_caption(fig, caption_text)
@@ -160,6 +161,7 @@ def over_epochs(runs: Mapping[tuple, object], columns: Mapping[str, str] | None 
     place_legend(axes[0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -197,6 +199,7 @@ def bin_dynamics(runs: Mapping[str, object], bins=(0, 4, 7, 10, 14), caption_tex
     place_legend(axes[0, 0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -226,6 +229,7 @@ def error_bars(frame: pd.DataFrame, labels: Mapping[str, str] | None = None, met
     ax.set(ylabel=f"test {metric.upper()} (%)", title=f"mean ± sd over {n} seed{'s' if n > 1 else ''}")
     place_legend(ax, fontsize="x-small")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -251,6 +255,7 @@ def roc_figure(curves: pd.DataFrame, labels: Mapping[str, str] | None = None, ti
     ax.set_aspect("equal")
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.03, 1), borderaxespad=0)   # beside the curves
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig

@@ -366,9 +366,10 @@ def curve_numbers(image: dict, history: dict, row: str) -> dict:
 
 # ----------------------------------------------------------------------------- the figures
 def _caption(fig, caption_text):
-    from ...plots import add_caption
+    from ...plots import add_caption, settle_legends
 
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig

@@ -26,7 +26,8 @@ from matplotlib.ticker import MaxNLocator
 
 from ... import metrics
 from ... import plots
-from ...plots import PAGE_WIDTH, PAPER_EPOCHS, add_caption, history, page_figure, place_legend, reliability_diagram
+from ...plots import (PAGE_WIDTH, PAPER_EPOCHS, add_caption, history,
+                      page_figure, place_legend, reliability_diagram, settle_legends)
 
 #: The paper's epoch windows named in Sec. 5.5.1 (Fig. 3) and Sec. 5.1.2 (Fig. 8), of 350.
 FIG3_WINDOWS = {"initial": (0, 50), "middle": (50, 150)}
@@ -119,6 +120,7 @@ def figure3(runs: Mapping[str, object], caption_text: str | None = None):
     ax.set(ylabel="test NLL / test NLL after epoch 1", xlabel="epoch")
     place_legend(ax, fontsize="small")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -142,6 +144,7 @@ def figure6(sweep: pd.DataFrame, gamma: float, caption_text: str | None = None):
     place_legend(axes[0], fontsize="x-small")
     fig.suptitle(f"FCL, γ = {gamma:g}", fontsize="medium")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -182,6 +185,7 @@ def figure8(runs: Mapping[str, object], caption_text: str | None = None):
     ax.set(ylabel="test error (%)", xlabel="epoch")
     place_legend(ax, fontsize="small")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -198,6 +202,7 @@ def figure9(panels: Mapping[str, tuple], n_bins: int = 15, caption_text: str | N
         ax.set_title(f"{name}\nECE {100 * metrics.ece(p, y, n_bins):.2f}%, MCE {100 * metrics.mce(p, y, n_bins):.2f}%",
                      fontsize="small")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig

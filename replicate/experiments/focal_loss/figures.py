@@ -29,7 +29,8 @@ import seaborn as sns
 
 from ... import metrics
 from ...checks import positive_int
-from ...plots import PAGE_WIDTH, PAPER_EPOCHS, add_caption, history, integer_epochs, page_figure, place_legend
+from ...plots import (PAGE_WIDTH, PAPER_EPOCHS, add_caption, history,
+                      integer_epochs, page_figure, place_legend, settle_legends)
 from ...plots.lint import keep_limits
 
 #: The paper's epochs (of 350) for Fig. 2 and Fig. 4 (b-d).
@@ -70,6 +71,7 @@ def figure1(run, caption_text: str | None = None):
            "(c) error and ECE", "%")
     integer_epochs(axes)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -92,6 +94,7 @@ def training_calibration(run, paper_epochs=FIG2_EPOCHS, caption_text: str | None
     place_legend(ax, fontsize="x-small", loc="center right")
     integer_epochs(ax)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -125,6 +128,7 @@ def reliability_over_training(bins: Mapping[int, dict], caption_text: str | None
         bottom.bar(edges[:-1], 100 * count / count.sum(), width=width, align="edge", edgecolor="white")
         bottom.set(xlim=(0, 1), xlabel="confidence", ylabel="% of samples" if j % cols == 0 else "")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -149,6 +153,7 @@ def figure3(runs: Mapping[str, object], caption_text: str | None = None):
     place_legend(axes[0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -196,6 +201,7 @@ def figure4(runs: Mapping[str, object], epochs, caption_text: str | None = None)
         keep_limits(ax, "one y scale for every epoch's histogram (shared)", axis="y")
         place_legend(ax, fontsize="x-small")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -320,6 +326,7 @@ def qualitative_figure(frame: pd.DataFrame, images, classes, caption_text: str |
         ax.invert_yaxis()
         ax.tick_params(labelsize=8)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
