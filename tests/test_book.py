@@ -114,6 +114,27 @@ def test_exercises_are_numbered_from_one_in_every_chapter(smoke_book):
 
 
 @pytest.mark.slow
+def test_every_exercise_answer_is_one_sentence(smoke_book):
+    """Issue #32, item 7: the answer a solution opens with (its glued ``*_answer`` text) is one
+    sentence: no full stop followed by a new sentence inside it."""
+    import re
+
+    workdir, _ = smoke_book
+    found, bad = 0, []
+    for ch in runner.toc_chapters():
+        nb = json.loads((workdir / "book" / "chapters" / f"{ch.name}.ipynb").read_text())
+        for cell in nb["cells"]:
+            for out in cell.get("outputs", []):
+                meta = out.get("metadata", {}).get("scrapbook", {})
+                if meta.get("name", "").endswith("_answer"):
+                    found += 1
+                    text = "".join(v for k, v in out.get("data", {}).items() if k.endswith("text/plain"))
+                    if re.search(r"[.!?] +[A-Z]", text.strip("'\"")):
+                        bad.append(f"{ch.name}: {meta['name']}: {text}")
+    assert found >= 40 and not bad, "\n".join(bad)
+
+
+@pytest.mark.slow
 def test_every_page_of_the_built_book_passes_the_html_check(smoke_book):
     """Math typeset with no network, internal links and anchors, images, no JavaScript
     error, no request leaving the machine; exercise solutions folded; no table cell cut

@@ -31,13 +31,14 @@ def site(tmp_path_factory):
     book_html.copy_mathjax(root / "_static")
     (root / "_images").mkdir()
     Image.new("RGB", (4, 4), "red").save(root / "_images" / "dot.png")
+    Image.new("RGB", (4, 4), "grey").save(root / "_static" / "minus.png")      # a theme icon
     (root / "sub").mkdir()
     pages = {
         "index.html": '<meta http-equiv="Refresh" content="0; url=sub/good.html" />',
         "sub/good.html": _page(
             '<h1 id="top">Good</h1><p>Inline <span class="math notranslate nohighlight">\\(x^2 + 1\\)</span>.</p>'
             '<div class="math notranslate nohighlight">\\[\\sum_k p_k = 1\\]</div>'
-            '<pre>code may show \\( and $$ freely</pre><img src="../_images/dot.png" alt="dot">'
+            '<pre>code may show \\( and $$ freely</pre><img src="../_images/dot.png" alt="A red square of four by four pixels">'
             '<a href="#top">up</a> <a href="other.html#sec">other</a> <a href="../_images/dot.png">file</a>'
             '<a href="https://example.org/">external links are not followed</a>',
             MATHJAX.format(root="../")),
@@ -45,7 +46,7 @@ def site(tmp_path_factory):
         "sub/no_mathjax.html": _page('<p>Raw <span class="math">\\(\\alpha\\)</span> and $$\\beta$$ text.</p>'),
         "sub/tex_error.html": _page('<p><span class="math">\\(\\frac{1}\\)</span></p>', MATHJAX.format(root="../")),
         "sub/links.html": _page('<a href="missing.html">a</a> <a href="other.html#nope">b</a> <a href="#nowhere">c</a>'),
-        "sub/image.html": _page('<img src="../_images/missing.png" alt="missing">'),
+        "sub/image.html": _page('<img src="../_images/missing.png" alt="A figure whose file is missing">'),
         "sub/script.html": _page("<script>console.error('bad thing'); throw new TypeError('boom');</script>"),
         "sub/network.html": _page("<p>CDN</p>", '<script src="https://cdn.invalid.example/x.js"></script>'),
         "sub/solutions.html": _page(  # folded as sphinx-togglebutton folds a dropdown, and open
@@ -62,6 +63,41 @@ def site(tmp_path_factory):
             '<table style="border-collapse: collapse"><tr><td style="padding: 0">10.82</td>'
             '<td style="padding: 0">6.47</td></tr></table>'
             '<table><tr><td style="padding: 0 8px">4.35</td><td style="padding: 0 8px">1.35 (2.50)</td></tr></table>'
+            '</article>'),
+        "sub/sidepanel.html": _page(  # a 600-px column, a side panel from 700 px on, two full-width cells
+            '<article class="bd-article" style="width: 600px; margin: 0">'
+            '<div class="cell tag_full-width"><table style="width: 900px"><tr><td>under the panel</td></tr></table></div>'
+            '<div class="cell tag_full-width"><div style="overflow-x: auto; width: 650px">'
+            '<table style="width: 900px"><tr><td>scrolls in its box</td></tr></table></div></div>'
+            '<table style="width: 500px"><tr><td>narrow</td></tr></table></article>'
+            '<div class="bd-sidebar-secondary" style="position: fixed; left: 700px; top: 0; width: 200px">'
+            '<p>On this page</p></div>'),
+        "sub/tall.html": _page(  # two boxed wide tables; the box of the first is taller than the window
+            '<article class="bd-article" style="width: 600px">'
+            '<div style="overflow-x: auto"><table style="width: 1200px; height: 2000px"><tr><td>tall box</td>'
+            '</tr></table></div>'
+            '<div style="overflow: auto; max-height: 300px"><table style="width: 1200px; height: 2000px"><tr>'
+            '<td>short box</td></tr></table></div></article>'),
+        "sub/overlap.html": _page(
+            '<article class="bd-article" style="position: relative; width: 600px; height: 400px">'
+            '<p style="position: absolute; top: 0; left: 0; margin: 0">a label drawn here</p>'
+            '<p style="position: absolute; top: 6px; left: 40px; margin: 0">a title drawn on it</p>'
+            '<p style="position: absolute; top: 100px; left: 0; margin: 0">apart</p>'
+            '<p style="position: absolute; top: 100px; left: 200px; margin: 0">from each other</p>'
+            '<div style="position: absolute; top: 200px; left: 0; width: 100px; height: 20px; overflow: hidden">'
+            '<span style="display: block; margin-top: 60px">clipped away</span></div>'
+            '<p style="position: absolute; top: 262px; left: 0; margin: 0">under the clipped text</p>'
+            '</article>'),
+        "sub/alt.html": _page(
+            '<article class="bd-article">'
+            '<img src="../_images/dot.png">'
+            '<img src="../_images/dot.png" alt="../_images/dot.png">'
+            '<img src="../_images/dot.png" alt="&lt;Figure size 640x480 with 1 Axes&gt;">'
+            '<img src="../_images/dot.png" alt="plot">'
+            '<img src="../_images/dot.png" alt="">'
+            '<img src="../_images/dot.png" alt="" role="presentation">'
+            '<img src="../_static/minus.png" alt="-" class="toggler">'
+            '<img src="../_images/dot.png" alt="Test ECE against the epoch, one line per loss">'
             '</article>'),
         "_static/ignored.html": _page('<a href="nowhere.html">support folders are not pages</a>'),
     }
@@ -86,7 +122,7 @@ def test_pages_of_lists_html_pages_outside_support_folders(site):
     assert htmlcheck.pages_of(site) == sorted(
         ["index.html", "sub/good.html", "sub/other.html", "sub/no_mathjax.html", "sub/tex_error.html",
          "sub/links.html", "sub/image.html", "sub/script.html", "sub/network.html", "sub/solutions.html",
-         "sub/tables.html"])
+         "sub/tables.html", "sub/sidepanel.html", "sub/tall.html", "sub/overlap.html", "sub/alt.html"])
 
 
 def test_redirect_target_reads_a_meta_refresh_stub(site):
@@ -182,6 +218,40 @@ def test_a_cut_cell_an_unboxed_wide_table_and_crowded_numbers_are_reported(probl
 
 
 @needs_browser
+def test_a_table_running_under_the_side_panel_is_reported_and_one_scrolling_in_its_box_is_not(problems):
+    """Issue #32, item 2: at the check's 1280-px window, a full-width cell may use the window
+    but not the strip under the side panel."""
+    assert htmlcheck.VIEWPORT["width"] == 1280
+    got = [p.detail for p in _on(problems, "sub/sidepanel.html")]
+    assert len(got) == 1 and "900 px wide runs 208 px under the side panel" in got[0], got
+    assert "under the panel" in got[0]
+
+
+@needs_browser
+def test_a_scroll_box_taller_than_the_window_is_reported_for_its_scroll_bar_out_of_reach(problems):
+    got = [p.detail for p in _on(problems, "sub/tall.html")]
+    assert len(got) == 1 and "its scroll bar lies below a 800-px window" in got[0] and "tall box" in got[0], got
+
+
+@needs_browser
+def test_overlapping_text_boxes_are_reported_and_clipped_or_separate_text_is_not(problems):
+    got = [(p.kind, p.detail) for p in _on(problems, "sub/overlap.html")]
+    assert [k for k, _ in got] == ["overlap"], got
+    assert '"a label drawn here" and "a title drawn on it"' in got[0][1]
+
+
+@needs_browser
+def test_images_without_alt_text_that_describes_them_are_reported(problems):
+    got = [p.detail for p in _on(problems, "sub/alt.html", "alt")]
+    assert len(got) == 5, got
+    assert sum("no alt text" in d for d in got) == 2
+    assert sum("is a file name" in d for d in got) == 1
+    assert sum("matplotlib's repr" in d for d in got) == 1
+    assert sum("has 1 word(s)" in d for d in got) == 1
+    assert [p.kind for p in _on(problems, "sub/alt.html")] == ["alt"] * 5
+
+
+@needs_browser
 def test_console_errors_and_uncaught_exceptions_are_reported(problems):
     details = [p.detail for p in _on(problems, "sub/script.html", "javascript")]
     assert any("bad thing" in d for d in details) and any("TypeError: boom" in d for d in details), details
@@ -203,7 +273,7 @@ def test_command_line_exit_codes(site, tmp_path, capsys, monkeypatch):
     found.append(htmlcheck.Problem("sub/image.html", "image", "image did not load: x.png"))
     assert htmlcheck.main([str(site)]) == 1
     out = capsys.readouterr().out
-    assert "sub/image.html: [image] image did not load: x.png" in out and "11 pages, 1 problem(s)" in out
+    assert "sub/image.html: [image] image did not load: x.png" in out and "15 pages, 1 problem(s)" in out
     monkeypatch.setattr(htmlcheck, "unavailable_reason", lambda: "no Chromium found")
     assert htmlcheck.main([str(site)]) == 2
     assert "cannot run: no Chromium found" in capsys.readouterr().err

@@ -11,25 +11,30 @@ page fails on:
 ``link``       an internal link to a page or file that does not exist, or to an anchor
                (``#id``) that the target page does not have;
 ``image``      an image that did not load (``naturalWidth == 0``);
+``alt``        an image of the article with no alt text that describes it (none, a file
+               name, matplotlib's ``<Figure size ...>``, a word or two);
 ``solution``   an exercise solution (sphinx-exercise ``.solution``) shown open when the page
                loads, instead of folded;
 ``truncated``  a table cell cut short: its text ends in "..." or "…" (pandas' cut of a long
                cell, or a row or column left out) or CSS cuts it with an ellipsis;
 ``overflow``   a table wider than the page's content column (the article; the window for a
-               full-width cell) that does not sit in a scroll box of its own (an element
-               with ``overflow-x: auto`` or ``scroll`` that fits the column);
+               full-width cell), or running under the side panel on the right, that does
+               not sit in a scroll box of its own (an element with ``overflow-x: auto`` or
+               ``scroll`` that fits the column);
 ``crowded``    two numbers in neighbouring cells of a table row closer than 4 px, which a
                reader takes for one ("10.826.47");
+``overlap``    two text boxes of the page drawn over each other;
 ``javascript`` an uncaught exception or a console error;
 ``resource``   a local file the page loads that answers an HTTP error;
 ``network``    a request to a host other than the local server.
 
-The browser is the system's Chromium (Debian package ``chromium``; ``$REPLICATE_CHROMIUM``
+Pages are loaded in a window of 1280 x 800 CSS px (the desktop layout, with the side
+panel); :mod:`replicate.book.page_layout` holds what is measured of the layout. The browser is the system's Chromium (Debian package ``chromium``; ``$REPLICATE_CHROMIUM``
 names another binary); Playwright never downloads a browser of its own. Command line::
 
     python -m replicate.book.check [_build/html]      # exit 1 when a page fails
 
-This module imports no torch and no replicate submodule.
+This module imports no torch and no replicate submodule but :mod:`replicate.book.page_layout`.
 """
 from __future__ import annotations
 
@@ -45,13 +50,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
+from .page_layout import LAYOUT_JS as _LAYOUT_JS, VIEWPORT
+
 CHROMIUM_ENV = "REPLICATE_CHROMIUM"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 LAUNCH_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync")
 SKIP_DIRS = ("_static", "_sources", "_images", "_sphinx_design_static", ".doctrees", "jupyter_execute")
-KINDS = ("math", "math-error", "link", "image", "solution", "truncated", "overflow", "crowded", "javascript",
-         "resource", "network")
+KINDS = ("math", "math-error", "link", "image", "alt", "solution", "truncated", "overflow", "crowded", "overlap",
+         "javascript", "resource", "network")
 
 # Runs in the page after it loaded (and after MathJax finished typesetting).
 _INSPECT_JS = r"""
@@ -84,61 +91,6 @@ async () => {
     .concat([...document.querySelectorAll('a[name]')].map(e => e.getAttribute('name')));
   const links = [...document.querySelectorAll('a[href]')].map(a => a.href);
   return {untypeset, texText, errors, images, openSolutions, ids, links};
-}
-"""
-# Runs after _INSPECT_JS: unfolds every folded block (solutions, hidden cells), then measures
-# the tables as a reader who opens them sees them.
-_LAYOUT_JS = r"""
-async () => {
-  document.querySelectorAll('details').forEach(d => { d.open = true; });
-  document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
-  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-  const snippet = s => s.replace(/\s+/g, ' ').trim().slice(0, 80);
-  const main = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
-  const col = main.getBoundingClientRect();
-  const page = document.documentElement.clientWidth;
-  const limit = e => e.closest('.tag_full-width, .full-width') ? {left: 0, right: page} : col;
-  const fits = (r, lim) => r.left >= lim.left - 1 && r.right <= lim.right + 1;
-  const cells = [...main.querySelectorAll('td, th')].filter(c => !c.closest('pre, code, script, style'));
-  const truncated = [];
-  for (const c of cells) {
-    const t = c.textContent.replace(/\s+/g, ' ').trim();
-    const cs = getComputedStyle(c);
-    if (/(\.\.\.|…)$/.test(t) || (cs.textOverflow === 'ellipsis' && c.scrollWidth > c.clientWidth + 1))
-      truncated.push(snippet(t.slice(-60)));
-  }
-  const overflow = [];
-  for (const t of main.querySelectorAll('table')) {
-    const r = t.getBoundingClientRect();
-    if (!r.width) continue;
-    const lim = limit(t);
-    if (fits(r, lim)) continue;
-    let boxed = false;
-    for (let e = t; e && e !== main.parentElement; e = e.parentElement) {
-      const ox = getComputedStyle(e).overflowX;
-      if ((ox === 'auto' || ox === 'scroll') && fits(e.getBoundingClientRect(), limit(e))) { boxed = true; break; }
-    }
-    if (!boxed) overflow.push(`${Math.round(r.width)} px wide in a ${Math.round(lim.right - lim.left)}-px column: `
-                              + snippet(t.textContent));
-  }
-  const numeric = /^[-+−–]?\(?[0-9][0-9.,]*\)?%?$/;
-  const textBox = c => { const g = document.createRange(); g.selectNodeContents(c);
-    const rs = [...g.getClientRects()].filter(q => q.width > 0); return rs.length ? rs : null; };
-  const crowded = [];
-  for (const row of main.querySelectorAll('tr')) {
-    const cs = [...row.children].filter(c => c.getBoundingClientRect().width > 0);
-    for (let i = 1; i < cs.length; i++) {
-      const a = cs[i - 1].textContent.trim(), b = cs[i].textContent.trim();
-      const aw = a.split(/\s+/).pop(), bw = b.split(/\s+/)[0];
-      if (!numeric.test(aw) || !numeric.test(bw)) continue;
-      const ra = textBox(cs[i - 1]), rb = textBox(cs[i]);
-      if (!ra || !rb) continue;
-      const last = ra[ra.length - 1], first = rb[0];
-      if (Math.abs(last.top - first.top) < last.height / 2 && first.left - last.right < 4)
-        crowded.push(`${aw} | ${bw} (${(first.left - last.right).toFixed(1)} px apart)`);
-    }
-  }
-  return {truncated, overflow, crowded};
 }
 """
 _MATHJAX_READY_JS = """
@@ -261,7 +213,7 @@ def _check_page(browser, origin: str, rel: str, timeout_s: float) -> tuple[list[
         if req.url.startswith(origin):
             add("resource", f"{req.failure} for {req.url[len(origin):]}")
 
-    context = browser.new_context(service_workers="block")
+    context = browser.new_context(service_workers="block", viewport=VIEWPORT)
     context.set_default_timeout(timeout_s * 1000)
     page = context.new_page()
     try:
@@ -293,6 +245,10 @@ def _check_page(browser, origin: str, rel: str, timeout_s: float) -> tuple[list[
         add("overflow", f"table wider than the column, with no scroll box of its own: {text}")
     for text in layout["crowded"]:
         add("crowded", f"numbers of neighbouring cells run together: {text}")
+    for text in layout["overlap"]:
+        add("overlap", f"two text boxes overlap: {text}")
+    for text in layout["alt"]:
+        add("alt", f"image without alt text that describes it ({text})")
     return problems, found
 
 

@@ -50,6 +50,10 @@ renumbers the exercises of each page from 1 in page order; references and soluti
 **Glossary links.** :mod:`replicate.book.glossary` links the first use of every term of the
 glossary page in each page to its definition.
 
+**Figures described.** A chapter's figure is a PNG whose ``Description`` text chunk holds
+its alt text, written from the figure (:mod:`replicate.plots.alt_text`); each image without
+an alt text of its own gets it (:func:`alt_from_images`), instead of its file name.
+
 **Each script once.** sphinx-thebe 0.3 registers its inline configuration script
 (``const THEBE_JS_URL = ...``) after the HTML builder has started, and Sphinx 7 then
 writes it twice into every page; the second copy throws "Identifier 'THEBE_JS_URL' has
@@ -146,6 +150,35 @@ def _slug_anchors(app, doctree, docname) -> None:
     add_slug_ids(doctree)
 
 
+def alt_from_images(doctree, srcdir, docname: str) -> int:
+    """Give every image of ``doctree`` that has no alt text of its own (none, or its own
+    path, Sphinx's default) the ``Description`` its PNG carries
+    (:func:`replicate.plots.alt_text.read_png_description`: the chapters' figures carry the
+    text :func:`replicate.plots.alt_text.describe` wrote); returns how many got one."""
+    from docutils import nodes
+
+    from ..plots.alt_text import read_png_description
+
+    srcdir = Path(srcdir)
+    done = 0
+    for node in doctree.findall(nodes.image):
+        uri = node.get("uri", "")
+        if node.get("alt") and node["alt"] != uri:
+            continue
+        rel = (node.get("candidates") or {}).get("*", uri)
+        for path in (srcdir / rel, srcdir / Path(docname).parent / uri, Path(uri)):
+            text = read_png_description(path) if path.is_file() else None
+            if text:
+                node["alt"] = text
+                done += 1
+                break
+    return done
+
+
+def _alt_text(app, doctree, docname) -> None:
+    alt_from_images(doctree, app.srcdir, docname)
+
+
 def _add_table_layout(app, config) -> None:
     """Load the style sheet of :mod:`replicate.book.layout` on every page (``replicate/static``
     is on ``html_static_path`` already, see :func:`_add_sortable_tables`)."""
@@ -219,5 +252,6 @@ def setup(app):
     glossary.setup(app)                     # the first use of each glossary term links to it
     app.connect("html-page-context", _dedupe_scripts, priority=900)
     app.connect("doctree-resolved", _slug_anchors)
+    app.connect("doctree-resolved", _alt_text)
     app.connect("build-finished", _copy_after_build)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

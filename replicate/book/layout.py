@@ -14,7 +14,9 @@ so every table holds its full text. This module makes such tables readable on th
   bracket stay together), lets long cells wrap at a readable width (at least
   ``18em``, at most ``36em``) instead of one word per line, and shows the edge of a table
   that is wider than the column: the output box it sits in scrolls sideways (the theme's
-  ``overflow-x: auto``) with a visible scroll bar and a shadow on the side that has more.
+  ``overflow-x: auto``) with a visible scroll bar and a shadow on the side that has more;
+  the box is at most 80 % of the window tall (its scroll bar stays in reach) and the
+  table's first column and header row are sticky.
 
 The HTML check (:mod:`replicate.book.check`) fails on a cell cut with "..." and on a table
 wider than the page's column that does not sit in a scroll box of its own.

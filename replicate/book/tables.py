@@ -9,6 +9,14 @@ metrics), second click descending. A cell may carry a number to sort by (``data-
 beside the text it shows (e.g. "1.23 ± 0.45" sorts by 1.23); cells without one sort by their
 text. Without JavaScript the table is shown as written, in the row order given.
 
+**Wide and long tables.** Such a table is a scroll box of its own, inside the page's column
+(it never runs under the side panel): at most 80 % of the window tall, so that its
+horizontal scroll bar is in reach while its top is read, with its header row and its first
+column sticky (the column to put first is the one that names the row:
+:meth:`SortableTable.columns_first`). With ``filters``, a form above the table holds one
+drop-down per filter and a text search box (rows holding every word typed), run by
+``replicate/static/filter/table-filter.js``; without JavaScript the form stays hidden.
+
 In a Jupyter notebook the returned :class:`SortableTable` displays as the same HTML (sorting
 works there only where the script is loaded, i.e. in the book).
 """
@@ -27,25 +35,49 @@ STATIC_DIR = Path(__file__).resolve().parents[1] / "static"   # replicate/static
 SCRIPTS = ("sortable/sortable.js", "sortable/sortable.a11y.js", "filter/table-filter.js")
 STYLESHEETS = ("sortable/sortable-base.css",)
 #: Extra style for the book: a readable, compact table that scrolls sideways on small screens.
-_STYLE = ("<style>table.replicate-board{border-collapse:collapse;font-size:0.85em;display:block;overflow-x:auto}"
+_STYLE = ("<style>table.replicate-board{border-collapse:separate;border-spacing:0;font-size:0.85em;display:block;"
+          "overflow:auto;max-height:80vh;max-width:100%}"
           "table.replicate-board th,table.replicate-board td{padding:2px 6px;border-bottom:1px solid #ddd;"
-          "text-align:right;white-space:nowrap;vertical-align:top}"
-          "table.replicate-board th{position:sticky;top:0;background:var(--pst-color-background,#fff)}"
+          "text-align:right;white-space:nowrap;vertical-align:top;background:var(--pst-color-background,#fff)}"
+          "table.replicate-board th{position:sticky;top:0;z-index:2}"
+          "table.replicate-board tr>:first-child{position:sticky;left:0;z-index:1;"
+          "box-shadow:inset -1px 0 0 #ccc}"
+          "table.replicate-board thead tr>:first-child{z-index:3}"
           "table.replicate-board td.text,table.replicate-board th.text{text-align:left}"
           "table.replicate-board caption{caption-side:bottom;text-align:left;font-size:0.9em}"
           "table.replicate-board small{color:#666}"
-          "table.replicate-board.wrap td,table.replicate-board.wrap th{white-space:normal}"
+          "table.replicate-board.wrap td,table.replicate-board.wrap th{white-space:normal;min-width:6em}"
+          "table.replicate-board.wrap td.replicate-wide{min-width:18em}"
+          "table.replicate-board::-webkit-scrollbar{height:10px;width:10px}"
+          "table.replicate-board::-webkit-scrollbar-thumb{background:rgba(120,120,120,0.55);border-radius:5px}"
+          "table.replicate-board::-webkit-scrollbar-track{background:rgba(120,120,120,0.12)}"
           "form.replicate-filters{display:flex;flex-wrap:wrap;gap:4px 12px;font-size:0.85em;margin:0.5em 0}"
           "form.replicate-filters[hidden]{display:none}"
-          "form.replicate-filters select{max-width:22em}</style>")
+          "form.replicate-filters select{max-width:22em}"
+          "form.replicate-filters input[type=search]{width:16em}</style>")
+#: A text column whose longest cell has more characters than this gets a readable width
+#: when the table wraps (``wrap=True``), instead of one word per line.
+WIDE_TEXT = 60
 
 
 class SortableTable:
     """An HTML table (:attr:`html`) that notebooks display as HTML (``_repr_html_``)."""
 
-    def __init__(self, html_text: str, frame: pd.DataFrame):
+    def __init__(self, html_text: str, frame: pd.DataFrame, arguments: dict | None = None):
         self.html = html_text
         self.frame = frame
+        self._arguments = arguments
+
+    def columns_first(self, *names: str) -> "SortableTable":
+        """The same table with the columns ``names`` first, in that order, and the others
+        after them in their order (the first of them stays in view when the table scrolls
+        sideways); ValueError for a name that is not a column."""
+        unknown = [n for n in names if n not in self.frame.columns]
+        if unknown or self._arguments is None:
+            raise ValueError(f"columns_first: {unknown or list(names)} not columns of a sortable table; "
+                             f"columns: {list(self.frame.columns)}")
+        order = [*names, *(c for c in self.frame.columns if c not in names)]
+        return sortable_table(self.frame[order], **self._arguments)
 
     def _repr_html_(self) -> str:
         return self.html
@@ -87,6 +119,8 @@ def _filter_form(filters: pd.DataFrame, table_id: str) -> str:
                        for v in _options(values))
         parts.append(f'<label>{esc(str(name))} <select data-filter="{_slug(name)}">'
                      f'<option value="">all</option>{opts}</select></label>')
+    parts.append('<label>search <input type="search" data-search placeholder="words in any cell" '
+                 'aria-label="show only the rows holding these words"></label>')
     parts.append('<button type="reset">show all</button> <span class="replicate-filter-count"></span></form>')
     return "".join(parts)
 
@@ -126,6 +160,10 @@ def sortable_table(cells: pd.DataFrame, sort_keys: pd.DataFrame | None = None, n
         unknown = [c for c in links.columns if c not in cells.columns]
         if unknown:
             raise ValueError(f"links {unknown} are not columns of cells; columns: {list(cells.columns)}")
+    arguments = dict(sort_keys=sort_keys, notes=notes, caption=caption, text_columns=text_columns,
+                     ascending_first=ascending_first, table_id=table_id, title_row=title_row, filters=filters,
+                     links=links, wrap=wrap)
+    wide = {c for c in text_columns if wrap and cells[c].astype(str).str.len().max() > WIDE_TEXT}
     esc = html.escape
     classes = "sortable n-last replicate-board" + (" asc" if ascending_first else "") + (" wrap" if wrap else "")
     out = [_STYLE]
@@ -149,7 +187,7 @@ def sortable_table(cells: pd.DataFrame, sort_keys: pd.DataFrame | None = None, n
         row_attrs = "" if filters is None else "".join(
             f' data-filter-{_slug(c)}="{esc(str(filters.at[idx, c]))}"' for c in filters.columns)
         for c in cells.columns:
-            attrs = ' class="text"' if c in text_columns else ""
+            attrs = (' class="text replicate-wide"' if c in wide else ' class="text"') if c in text_columns else ""
             if sort_keys is not None and c in sort_keys.columns:
                 key = _number(sort_keys.at[idx, c])
                 attrs += f' data-sort="{key if key is not None else ""}"'   # empty: sorted last (n-last)
@@ -163,4 +201,4 @@ def sortable_table(cells: pd.DataFrame, sort_keys: pd.DataFrame | None = None, n
             tds.append(f"<td{attrs}>{text}</td>")
         out.append(f"<tr{row_attrs}>" + "".join(tds) + "</tr>")
     out.append("</tbody></table>")
-    return SortableTable("".join(out), cells)
+    return SortableTable("".join(out), cells, arguments)

@@ -40,6 +40,7 @@ def reliability_and_histogram(probs, labels, true_curve=None, caption_text: str 
     plots.reliability_diagram(probs, labels, ax=ax1, title="reliability diagram", true_curve=true_curve)
     plots.confidence_histogram(probs, labels, ax=ax2, title="confidence histogram")
     ax2.set_box_aspect(1)
+    plots.settle_legends(fig)               # the square box moved the bars under the legend
     if caption_text:
         plots.add_caption(fig, caption_text)
     return fig
@@ -71,7 +72,7 @@ def bias_figure(study: pd.DataFrame, model: BetaModel, title: str | None = None,
     ax = plots.estimator_plot(study, true_value=model.true_ece(), title=title)
     ns = sorted(int(n) for n in study.n.unique())
     ax.plot(ns, [model.expected_binned_ece(n) for n in ns], "k--", lw=1, label="CLT prediction for ECE")
-    ax.legend(fontsize="x-small")
+    plots.place_legend(ax, fontsize="x-small")
     ax.set(xlabel="test-set size N", ylabel="estimate")
     if caption_text:
         plots.add_caption(ax.figure, caption_text)

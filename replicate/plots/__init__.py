@@ -16,6 +16,8 @@
   histories), one line per method.
 - :func:`history` -- the per-epoch records of several runs as one long frame (what every
   figure over training reads); :func:`integer_epochs` puts whole epochs on the x axes.
+- :func:`place_legend` -- a legend that covers no data: inside where it can, with headroom, or
+  under the axes (:mod:`replicate.plots.legends`, with :func:`legend_below`, a figure legend under the panels).
 - :func:`caption` / :func:`add_caption` -- the standard "what produced this figure" label.
 - :func:`page_figure` -- ``n`` panels laid out in rows that fit the book's column
   (:data:`PAGE_WIDTH`), so that every label reads at 8 pt or more on the page
@@ -37,6 +39,8 @@ import numpy as np  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from ..checks import positive_int  # noqa: E402
+from .legends import (legend_below, legend_clear_of_data, legend_under, place_legend,  # noqa: E402,F401
+                      settle_legends)
 
 PALETTE = "colorblind"
 _BINNINGS = ("width", "mass")
@@ -199,9 +203,9 @@ def confidence_histogram(probs, labels, ax=None, n_bins: int = 20, title: str | 
     ax.axvline(correct.mean(), color=col[2], lw=2, ls="-", label=f"accuracy {100 * correct.mean():.1f}%")
     ax.axvline(conf.mean(), color=col[3], lw=2, ls="--", label=f"mean confidence {100 * conf.mean():.1f}%")
     ax.set(xlim=(0, 1), xlabel="confidence (top-1 probability)", ylabel="% of samples")
-    ax.legend(loc="upper left", fontsize="x-small")
     if title:
         ax.set_title(title)
+    place_legend(ax, loc="upper left", fontsize="x-small")
     return ax
 
 
@@ -233,6 +237,7 @@ def reliability_grid(panels: Mapping[str, tuple], n_bins: int = 15, binning: str
     if suptitle:
         fig.suptitle(suptitle)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)       # the layout moved the data: no legend may cover it
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -266,7 +271,7 @@ def temperature_curve_plot(curve, chosen: Mapping[str, float] | None = None, tru
     if true_T is not None:
         handles.append(ax.axvline(true_T, color="black", lw=1, label=f"true T = {true_T:g}"))
     ax.set_xlabel("temperature T")
-    ax.legend(handles=handles, fontsize="x-small", loc="best", framealpha=0.92)
+    place_legend(ax, handles=handles, fontsize="x-small", loc="best", framealpha=0.92)
     if title:
         ax.set_title(title)
     return ax
@@ -288,7 +293,7 @@ def estimator_plot(frame, x: str = "n", y: str = "estimate", hue: str = "estimat
     sns.lineplot(data=frame, x=x, y=y, hue=hue, marker="o", errorbar=errorbar, ax=ax)
     if true_value is not None:
         ax.axhline(true_value, color="black", lw=1.2, label="true value")
-        ax.legend(fontsize="x-small")
+        place_legend(ax, fontsize="x-small")
     if logx:
         ax.set_xscale("log")
         ax.set_xticks(sorted(frame[x].unique()))
@@ -344,7 +349,7 @@ def metric_panels(frame, panels: Mapping[str, str], x: str = "epoch", hue: str =
         ax.set_title(title)
         ax.set_ylabel("")
         if last:
-            ax.legend(fontsize="x-small")
+            place_legend(ax, fontsize="x-small")
     fig.tight_layout()
     if caption_text:
         add_caption(fig, caption_text)
@@ -381,4 +386,5 @@ def history(runs: Mapping[str, object], require=("test/nll",)):
 def integer_epochs(axes) -> None:
     """Whole epochs only on the x axis of every axes of ``axes``."""
     for ax in np.ravel(axes):
-        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        # min_n_ticks=1: one epoch gets one tick (else the locator falls back to 0.945, 0.960, ...)
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, min_n_ticks=1))

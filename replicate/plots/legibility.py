@@ -20,6 +20,9 @@ window, where the article column is 752 px and an output 688 px); a figure at mo
   the titles of its axes) wrap at the figure's width instead of widening the image (which
   would shrink every label);
 - :func:`check_open_figures` / :func:`install` -- in a chapter's kernel, every open figure
+  is also checked by :mod:`replicate.plots.lint` (overlapping texts, a legend over data,
+  axes not sized to the data: one ``FigureLintWarning`` line each) and shown as a PNG
+  carrying its alt text (:mod:`replicate.plots.alt_text`); every open figure
   has its figure texts wrapped and is checked after each cell, before the inline backend
   shows it, and each figure with
   text below :data:`MIN_POINTS` prints one ``LegibilityWarning`` line on stderr. The book's
@@ -147,15 +150,26 @@ def check_open_figures(stream=None, min_points: float = MIN_POINTS, wrap: bool =
 
 
 def _after_cell() -> None:
+    from . import alt_text, lint
+
     try:
         check_open_figures()
+        lint.check_open_figures()
     except Exception as err:  # a check that cannot run says so, in the cell's output
         print(f"{WARNING}: the legibility check could not run: {type(err).__name__}: {err}", file=sys.stderr)
+    try:
+        from IPython import get_ipython
+
+        alt_text.install(get_ipython())   # the inline backend may have chosen its printers again
+    except Exception as err:
+        print(f"{WARNING}: the figures' alt text could not be installed: {type(err).__name__}: {err}",
+              file=sys.stderr)
 
 
 def install(shell=None) -> bool:
     """In an IPython kernel, check every open figure after each cell, before the inline
-    backend shows (and closes) it. Returns False outside IPython. Installing twice is
+    backend shows (and closes) it (legibility and :mod:`replicate.plots.lint`), and show each
+    with its alt text (:func:`replicate.plots.alt_text.install`). Returns False outside IPython. Installing twice is
     harmless."""
     if shell is None:
         try:
@@ -165,6 +179,9 @@ def install(shell=None) -> bool:
         shell = get_ipython()
     if shell is None or not hasattr(shell, "events"):
         return False
+    from . import alt_text
+
+    alt_text.install(shell)
     callbacks = shell.events.callbacks["post_execute"]
     if _after_cell not in callbacks:
         callbacks.insert(0, _after_cell)   # before matplotlib-inline's flush_figures

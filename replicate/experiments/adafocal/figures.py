@@ -23,7 +23,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ...plots import PAGE_WIDTH, add_caption, integer_epochs, page_figure
+from ...plots import PAGE_WIDTH, add_caption, integer_epochs, page_figure, place_legend, settle_legends
+from ...plots.lint import keep_limits
 
 SOURCES = ("val_bins", "loss_state")
 
@@ -89,7 +90,7 @@ def figure1(runs: Mapping[str, object], bins=(0, 7, 14), caption_text: str | Non
     hist = {k: h for k, h in hist.items() if len(h)}
     n = int(max((h["bin"].max() for h in hist.values()), default=14)) + 1
     bins = _check_bins(bins, n)
-    fig, axes = page_figure(1 + len(bins), 2.8)
+    fig, axes = page_figure(1 + len(bins), 2.8, layout="constrained")   # laid out with the titles wrapped
     for label, h in hist.items():
         a = adaece_history(h)
         axes[0].plot(a.index, a.values, marker="o", ms=2.5, label=label)
@@ -100,9 +101,9 @@ def figure1(runs: Mapping[str, object], bins=(0, 7, 14), caption_text: str | Non
     for ax, b in zip(axes[1:], bins):
         ax.axhline(0, color="black", lw=0.8)
         ax.set(title=f"(b) bin {b}: E_val = C_val − A_val", xlabel="epoch")
-    axes[0].legend(fontsize="x-small")
+        keep_limits(ax, "0 in view: the sign of the gap E_val turns γ up or down", axis="y")
+    place_legend(axes[0], fontsize="x-small")
     integer_epochs(axes)
-    fig.tight_layout()
     _note_missing(fig, missing)
     if caption_text:
         add_caption(fig, caption_text)
@@ -127,9 +128,10 @@ def common_binning(runs: Mapping[str, object], bins=(0, 7, 14), caption_text: st
             ax.plot(hb["epoch"], hb["confidence"], color=c, ls="", marker="*", ms=5, label=f"{label}, C_val")
     for ax, b in zip(axes, bins):
         ax.set(title=f"validation bin {b}", xlabel="epoch", ylabel="mean confidence")
-    axes[0].legend(fontsize="x-small")
+    place_legend(axes[0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     _note_missing(fig, missing)
     if caption_text:
         add_caption(fig, caption_text)
@@ -156,9 +158,10 @@ def over_epochs(runs: Mapping[tuple, object], columns: Mapping[str, str] | None 
             if n > 1:
                 ax.fill_between(s.index, s["mean"] - s["std"], s["mean"] + s["std"], alpha=0.2)
         ax.set(title=title, xlabel="epoch")
-    axes[0].legend(fontsize="x-small")
+    place_legend(axes[0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -193,9 +196,10 @@ def bin_dynamics(runs: Mapping[str, object], bins=(0, 4, 7, 10, 14), caption_tex
             ax.set_yscale("log")
     axes[0, 0].set_title("E_val = C_val − A_val")
     axes[0, 1].set_title("γ_t")
-    axes[0, 0].legend(fontsize="x-small")
+    place_legend(axes[0, 0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -223,8 +227,9 @@ def error_bars(frame: pd.DataFrame, labels: Mapping[str, str] | None = None, met
     n = int(stats["count"].max())
     ax.set_xticks(x, [(labels or {}).get(m, m) for m in methods], fontsize="small")
     ax.set(ylabel=f"test {metric.upper()} (%)", title=f"mean ± sd over {n} seed{'s' if n > 1 else ''}")
-    ax.legend(fontsize="x-small")
+    place_legend(ax, fontsize="x-small")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -236,7 +241,7 @@ def roc_figure(curves: pd.DataFrame, labels: Mapping[str, str] | None = None, ti
     post T dashed, from :func:`replicate.comparison.ood.roc_curves`."""
     if not len(curves):
         raise ValueError("curves is empty: no run holds logits of this OOD set")
-    fig, ax = plt.subplots(figsize=(4.6, 4.2))
+    fig, ax = plt.subplots(figsize=(PAGE_WIDTH, 4.2))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, m in enumerate(dict.fromkeys(curves.method)):
         g = curves[(curves.method == m) & (curves.seed == curves[curves.method == m].seed.min())]
@@ -245,10 +250,12 @@ def roc_figure(curves: pd.DataFrame, labels: Mapping[str, str] | None = None, ti
             ax.plot(c["fpr"], c["tpr"], ls=ls, color=colors[i % len(colors)],
                     label=f"{(labels or {}).get(m, m)} {'post' if scaled else 'pre'} T ({c['auroc'].iloc[0]:.1f})")
     ax.plot([0, 1], [0, 1], color="0.6", lw=0.8)
-    ax.set(xlabel="FPR", ylabel="TPR", title=title or "ROC, entropy as OOD score (AUROC %)", xlim=(0, 1),
-           ylim=(0, 1))
-    ax.legend(fontsize="x-small", loc="lower right")
+    ax.set(xlabel="FPR", ylabel="TPR", xlim=(0, 1), ylim=(0, 1))
+    ax.set_title(title or "ROC, entropy as OOD score (AUROC %)", pad=10)
+    ax.set_aspect("equal")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.03, 1), borderaxespad=0)   # beside the curves
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig

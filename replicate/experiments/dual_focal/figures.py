@@ -366,9 +366,10 @@ def curve_numbers(image: dict, history: dict, row: str) -> dict:
 
 # ----------------------------------------------------------------------------- the figures
 def _caption(fig, caption_text):
-    from ...plots import add_caption
+    from ...plots import add_caption, settle_legends
 
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -403,8 +404,10 @@ def figure3(intervals: pd.DataFrame, labels: Mapping[str, str], level: float = 0
         # the interval as drawn (a bootstrap interval of a binned ECE need not contain the mean)
         ax.vlines(x, f["low"], f["high"], color="k", lw=1)
         ax.hlines(np.r_[f["low"], f["high"]], np.r_[x, x] - 0.15, np.r_[x, x] + 0.15, color="k", lw=1)
-        ax.set_xticks(range(len(f)), [labels[k] for k in f.index], rotation=45, ha="right", fontsize="small")
-        ax.set(title=names.get(m, m), ylabel=f"{names.get(m, m)}, {int(100 * level)} % interval")
+        # upright names would run into each other once the chapter shows many methods
+        ax.set_xticks(range(len(f)), [labels[k] for k in f.index], rotation=90, fontsize="small")
+        # the interval's level in the title: a long y label runs past a short panel
+        ax.set(title=f"{names.get(m, m)}, {int(100 * level)} % interval", ylabel=names.get(m, m))
     return _caption(fig, caption_text)
 
 
@@ -413,7 +416,7 @@ def figure4(curves: pd.DataFrame, max_logits: pd.DataFrame, dual: pd.DataFrame, 
     (b) histograms of the maximum logit, (c) boxplots of ``q_j`` without outliers."""
     import matplotlib.pyplot as plt
 
-    from ...plots import page_figure
+    from ...plots import page_figure, place_legend
 
     fig, (a, b, c) = page_figure(3, 2.9, max_cols=1)
     for m, f in curves.groupby("method", sort=False):
@@ -422,12 +425,12 @@ def figure4(curves: pd.DataFrame, max_logits: pd.DataFrame, dual: pd.DataFrame, 
     for e in first["epoch"][np.r_[False, ~np.isclose(first["lr"].to_numpy()[1:], first["lr"].to_numpy()[:-1])]]:
         a.axvline(e - 0.5, color="0.6", ls=":", lw=1)
     a.set(title=f"(a) test ECE, EMA {SMOOTHING:g}", xlabel="epoch (dotted: lr drop)", ylabel="ECE (%)")
-    a.legend(fontsize="x-small")
+    place_legend(a, fontsize="x-small")
     bins = np.histogram_bin_edges(max_logits["max_logit"], bins=40)
     for m, f in max_logits.groupby("method", sort=False):
         b.hist(f["max_logit"], bins=bins, histtype="step", lw=1.5, label=m)
     b.set(title="(b) maximum logit (test set)", xlabel="max_k z_k", ylabel="samples")
-    b.legend(fontsize="x-small")
+    place_legend(b, fontsize="x-small")
     groups = list(dict.fromkeys(dual.method))
     c.boxplot([dual.loc[dual.method == m, "q_j"] for m in groups], showfliers=False)
     c.set_xticks(range(1, len(groups) + 1), groups, fontsize="small")
@@ -440,6 +443,8 @@ def roc_figure(roc: pd.DataFrame, title: str, caption_text: str | None = None):
     AUROC in the legend."""
     import matplotlib.pyplot as plt
 
+    from ...plots import place_legend
+
     fig, ax = plt.subplots(figsize=(5.2, 4.6))
     for i, (m, f) in enumerate(roc.groupby("method", sort=False)):
         for scaled, ls in ((False, "-"), (True, "--")):
@@ -449,5 +454,5 @@ def roc_figure(roc: pd.DataFrame, title: str, caption_text: str | None = None):
                         label=f"{m} {'post' if scaled else 'pre'} T ({g['auroc'].iloc[0]:.1f})")
     ax.plot([0, 1], [0, 1], color="0.6", lw=0.8)
     ax.set(xlabel="false positive rate", ylabel="true positive rate (OOD detected)", title=title)
-    ax.legend(fontsize="x-small", ncol=1)
+    place_legend(ax, fontsize="x-small", ncol=1)
     return _caption(fig, caption_text)

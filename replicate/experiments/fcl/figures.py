@@ -26,7 +26,8 @@ from matplotlib.ticker import MaxNLocator
 
 from ... import metrics
 from ... import plots
-from ...plots import PAGE_WIDTH, PAPER_EPOCHS, add_caption, history, page_figure, reliability_diagram
+from ...plots import (PAGE_WIDTH, PAPER_EPOCHS, add_caption, history,
+                      page_figure, place_legend, reliability_diagram, settle_legends)
 
 #: The paper's epoch windows named in Sec. 5.5.1 (Fig. 3) and Sec. 5.1.2 (Fig. 8), of 350.
 FIG3_WINDOWS = {"initial": (0, 50), "middle": (50, 150)}
@@ -97,15 +98,16 @@ def palette(labels) -> dict:
 def _lines(ax, frame, y, labels) -> None:
     sns.lineplot(data=frame, x="epoch", y=y, hue="method", hue_order=list(labels), palette=palette(labels),
                  marker="o", markersize=4, ax=ax)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
 
 
 def _shade(ax, epochs: int, windows: Mapping[str, tuple]) -> None:
     for i, (name, (a, b)) in enumerate(windows.items()):
         first, last = paper_window(epochs, a, b)
         ax.axvspan(first - 0.5, last + 0.5, color=f"{0.93 - 0.05 * i}", zorder=0, lw=0)
-        ax.text((first + last) / 2, 1.0, f"paper {a}-{b}", transform=ax.get_xaxis_transform(), ha="center",
-                va="bottom", fontsize="x-small", color="0.35")
+        # one row per window: narrow windows (few epochs) would put their labels on each other
+        ax.text((first + last) / 2, 1.01 + 0.08 * i, f"paper {a}-{b}", transform=ax.get_xaxis_transform(),
+                ha="center", va="bottom", fontsize="x-small", color="0.35")
 
 
 def figure3(runs: Mapping[str, object], caption_text: str | None = None):
@@ -116,8 +118,9 @@ def figure3(runs: Mapping[str, object], caption_text: str | None = None):
     _lines(ax, f, "normalised", list(runs))
     _shade(ax, int(f.epoch.max()), FIG3_WINDOWS)
     ax.set(ylabel="test NLL / test NLL after epoch 1", xlabel="epoch")
-    ax.legend(fontsize="small")
+    place_legend(ax, fontsize="small")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -138,9 +141,10 @@ def figure6(sweep: pd.DataFrame, gamma: float, caption_text: str | None = None):
                 continue                       # TS does not change the predicted class
             ax.plot(g["lam"], g["mean"], style, ms=4, label="post T" if scaled else "pre T")
         ax.set(title=title, xlabel="λ")
-    axes[0].legend(fontsize="x-small")
+    place_legend(axes[0], fontsize="x-small")
     fig.suptitle(f"FCL, γ = {gamma:g}", fontsize="medium")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -153,7 +157,8 @@ def figure7(grids: Mapping[tuple, tuple], study: pd.DataFrame, seed: int, captio
     methods = [m for m in ("FL", "FCL") if (m, seed) in grids]
     if not methods:
         raise ValueError(f"grids hold no run of seed {seed}")
-    fig, axes = plt.subplots(len(methods), 1, figsize=(PAGE_WIDTH, 4.0 * len(methods)), squeeze=False)
+    fig, axes = plt.subplots(len(methods), 1, figsize=(PAGE_WIDTH, 4.0 * len(methods)), squeeze=False,
+                             layout="constrained")
     for ax, m in zip(axes[:, 0], methods):
         xs, ys, p, x, y = grids[(m, seed)]
         cs = ax.contourf(xs, ys, p, levels=np.linspace(0, 1, 11), cmap="RdBu_r", alpha=0.8)
@@ -178,8 +183,9 @@ def figure8(runs: Mapping[str, object], caption_text: str | None = None):
     _lines(ax, h, "test/error", list(runs))
     _shade(ax, int(h.epoch.max()), {"Fig. 8": FIG8_WINDOW})
     ax.set(ylabel="test error (%)", xlabel="epoch")
-    ax.legend(fontsize="small")
+    place_legend(ax, fontsize="small")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -196,6 +202,7 @@ def figure9(panels: Mapping[str, tuple], n_bins: int = 15, caption_text: str | N
         ax.set_title(f"{name}\nECE {100 * metrics.ece(p, y, n_bins):.2f}%, MCE {100 * metrics.mce(p, y, n_bins):.2f}%",
                      fontsize="small")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig

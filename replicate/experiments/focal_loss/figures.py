@@ -29,7 +29,9 @@ import seaborn as sns
 
 from ... import metrics
 from ...checks import positive_int
-from ...plots import PAGE_WIDTH, PAPER_EPOCHS, add_caption, history, integer_epochs, page_figure
+from ...plots import (PAGE_WIDTH, PAPER_EPOCHS, add_caption, history,
+                      integer_epochs, page_figure, place_legend, settle_legends)
+from ...plots.lint import keep_limits
 
 #: The paper's epochs (of 350) for Fig. 2 and Fig. 4 (b-d).
 FIG2_EPOCHS = (100, 200, 300, 350)
@@ -48,7 +50,7 @@ def _lines(ax, frame, cols: Mapping[str, str], title: str, ylabel: str = "", sty
     for (col, label), ls in zip(cols.items(), styles * 3):
         ax.plot(frame["epoch"], frame[col], ls=ls, marker="o", ms=3, label=label)
     ax.set(title=title, xlabel="epoch", ylabel=ylabel)
-    ax.legend(fontsize="x-small")
+    place_legend(ax, fontsize="x-small")
 
 
 def figure1(run, caption_text: str | None = None):
@@ -63,12 +65,13 @@ def figure1(run, caption_text: str | None = None):
         for col, label in ((f"{split}/entropy_correct", "entropy correct"),
                            (f"{split}/entropy_incorrect", "entropy incorrect")):
             ax.plot(h["epoch"], h[col], ls="-.", marker="s", ms=3, label=label)
-        ax.legend(fontsize="x-small")
+        place_legend(ax, fontsize="x-small")
     pct = h.assign(**{c: 100 * h[c] for c in ("train/error", "test/error", "test/ece")})
     _lines(axes[2], pct, {"train/error": "train error", "test/error": "test error", "test/ece": "test ECE"},
            "(c) error and ECE", "%")
     integer_epochs(axes)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -88,9 +91,10 @@ def training_calibration(run, paper_epochs=FIG2_EPOCHS, caption_text: str | None
         ax.axvline(e, color="0.6", lw=0.8)
         ax.text(e, ax.get_ylim()[1], f" ≙ {pe}", fontsize="x-small", va="top", color="0.4")
     ax.set(xlabel="epoch", ylabel="%", title="training set: accuracy, confidence and ECE")
-    ax.legend(fontsize="x-small", loc="center right")
+    place_legend(ax, fontsize="x-small", loc="center right")
     integer_epochs(ax)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -124,6 +128,7 @@ def reliability_over_training(bins: Mapping[int, dict], caption_text: str | None
         bottom.bar(edges[:-1], 100 * count / count.sum(), width=width, align="edge", edgecolor="white")
         bottom.set(xlim=(0, 1), xlabel="confidence", ylabel="% of samples" if j % cols == 0 else "")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -145,9 +150,10 @@ def figure3(runs: Mapping[str, object], caption_text: str | None = None):
         sns.lineplot(data=h, x="epoch", y=col, hue="method", marker="o", markersize=4, ax=ax,
                      legend=ax is axes[0])
         ax.set(title=title, ylabel="")
-    axes[0].legend(fontsize="x-small")
+    place_legend(axes[0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -191,8 +197,11 @@ def figure4(runs: Mapping[str, object], epochs, caption_text: str | None = None)
                       label=label, lw=1.6)
         ax.set(xlim=(lo, hi), title=f"({tag}) epoch {e}", xlabel="log10 gradient norm (last layer)",
                ylabel="% of training samples" if axes.index(ax) % 2 == 0 else "")
-        ax.legend(fontsize="x-small")
+        keep_limits(ax, "the bins that hold training samples (the empty bins outside are left out)", axis="x")
+        keep_limits(ax, "one y scale for every epoch's histogram (shared)", axis="y")
+        place_legend(ax, fontsize="x-small")
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -287,8 +296,8 @@ def qualitative_figure(frame: pd.DataFrame, images, classes, caption_text: str |
     methods = list(dict.fromkeys(frame["method"]))
     cols = min(len(samples), 3)          # three images to a row of the page
     groups = -(-len(samples) // cols)
-    fig, axes = plt.subplots(2 * groups, cols, figsize=(PAGE_WIDTH, groups * (1.9 + 0.5 * len(methods))),
-                             squeeze=False, gridspec_kw={"height_ratios": [1.9, 0.5 * len(methods)] * groups})
+    fig, axes = plt.subplots(2 * groups, cols, figsize=(PAGE_WIDTH, groups * (1.9 + 0.7 * len(methods))),
+                             squeeze=False, gridspec_kw={"height_ratios": [1.9, 0.7 * len(methods)] * groups})
     for j in range(len(samples), groups * cols):
         axes[2 * (j // cols), j % cols].remove()
         axes[2 * (j // cols) + 1, j % cols].remove()
@@ -313,9 +322,11 @@ def qualitative_figure(frame: pd.DataFrame, images, classes, caption_text: str |
                 ax.text(v - 0.02 if inside else v + 0.02, yk, text, va="center", ha="right" if inside else "left",
                         fontsize=8, color="white" if inside and solid else "0.15")
         ax.set(xlim=(0, 1), yticks=ypos, yticklabels=methods if j % cols == 0 else [])
+        keep_limits(ax, "a confidence is a probability: the whole of [0, 1]", axis="x")
         ax.invert_yaxis()
         ax.tick_params(labelsize=8)
     fig.tight_layout()
+    settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
         add_caption(fig, caption_text)
     return fig

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...plots import add_caption
+from ...plots import add_caption, place_legend
 
 FIG8_COLUMNS = ("method", "seed", "gamma", "T")
 SEARCH_COLUMNS = ("gamma", "T", "overflowed")
@@ -64,7 +64,7 @@ def figure8(paths: pd.DataFrame, labels: dict | None = None, caption_text: str =
     ax.set_xlabel(r"$\gamma_{ev}$")
     ax.set_ylabel("optimal T" if y == "T" else "1 / optimal T")
     ax.set_title(r"Temperature chosen by validation ECE for each $\gamma_{ev}$")
-    ax.legend(fontsize="small", frameon=False)
+    place_legend(ax, fontsize="small", frameon=False)
     if caption_text:
         add_caption(fig, caption_text)
     return fig
@@ -103,7 +103,7 @@ def link_curves(searches: dict, gamma: float, metrics=("nll", "adaece"), caption
     axes[-1].set_xlabel("T")
     axes[-1].set_ylabel("validation rows rewritten by the guard")
     axes[-1].set_xscale("log")
-    axes[0].legend(fontsize="small", frameon=False)
+    place_legend(axes[0], fontsize="small", frameon=False)
     fig.suptitle(rf"$\gamma_{{ev}}$ = {gamma:g}: the minimum of each curve is the chosen T", fontsize="medium")
     if caption_text:
         add_caption(fig, caption_text)

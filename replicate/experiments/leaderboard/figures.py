@@ -35,7 +35,8 @@ def rank_figure(panels: Mapping[str, pd.DataFrame], labels: Mapping[str, str] | 
     first = next(iter(panels.values()))
     order = list(first.sort_values(["rank", "mean_rank"]).method)
     n = len(order)
-    fig, axes = plt.subplots(1, len(panels), figsize=(PAGE_WIDTH, 0.3 * n + 1.8), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(PAGE_WIDTH, 0.3 * n + 1.8), sharey=True, squeeze=False,
+                             layout="constrained")
     y = np.arange(n)
     for ax, (title, frame) in zip(axes[0], panels.items()):
         f = frame.set_index("method").reindex(order)
@@ -45,13 +46,13 @@ def rank_figure(panels: Mapping[str, pd.DataFrame], labels: Mapping[str, str] | 
         ax.plot(f["mean_rank"], y, "|", color="k", ms=10, label="mean rank over the resamples")
         ax.set_title(title, fontsize="medium")
         ax.set_xlim(0.5, n + 0.5)
-        ax.set_xlabel("rank (1 = best)")
         ax.grid(axis="x", alpha=0.3)
+    fig.supxlabel("rank (1 = best)", fontsize="medium")     # one label: a label per narrow panel ran into the next
     axes[0][0].set_yticks(y, [labels.get(m, m) for m in order])
     axes[0][0].invert_yaxis()
     handles, names = axes[0][0].get_legend_handles_labels()
-    fig.tight_layout(rect=(0, 0, 1, 0.9))
-    fig.legend(handles, names, loc="upper center", ncol=2, fontsize="small", frameon=False)
+    # above the panels, in a row of its own that the constrained layout keeps clear of their titles
+    fig.legend(handles, names, loc="outside upper center", ncol=2, fontsize="small", frameon=False)
     if caption_text:
         add_caption(fig, caption_text)
     return fig

@@ -11,10 +11,12 @@ Each function takes the report of :func:`replicate.theory.adafocal.claims.report
 """
 from __future__ import annotations
 
+import matplotlib.ticker
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ...plots import PAGE_WIDTH, page_figure
+from ...plots import PAGE_WIDTH, legend_clear_of_data, page_figure
+from ...plots.lint import keep_limits
 from ..focal_loss.gradient import gradient_factor_dgamma, gradient_threshold
 from .claims import RULES
 from .dynamics import calfocal_gamma
@@ -34,6 +36,7 @@ def figure_3a(rep):
     ax.set(xlabel="p (true-class probability)", ylabel="loss", ylim=(0, 1.5),
            title=f"Fig. 3a regenerated: CalFocal loss, A_val = 0.8 (rp.losses, {len(p)} points; profile {rep.profile})")
     ax.legend()
+    keep_limits(ax, "the losses diverge as p → 0: the axis shows losses up to 1.5", axis="y")
     return fig
 
 
@@ -45,9 +48,11 @@ def push_figure(rep):
     ax.plot(p, -sl["curve"], label="slope of the plotted curve, -dL/dp")
     ax.plot(p, -sl["detached"], label="what training uses, g(p, γ_n)/p")
     ax.plot(p, 1 / p, color="grey", ls="--", label="cross-entropy, 1/p")
-    ax.set(xlabel="p", ylabel="push towards larger p", ylim=(0, 12), xlim=(0.5, 1),
-           title=f"Figure D: CalFocal λ = 100, A_val = 0.8 (formula; profile {rep.profile})")
-    ax.legend()
+    ax.set(xlabel="p", ylabel="push towards larger p", ylim=(0, 12), xlim=(0.5, 1))
+    ax.set_title(f"Figure D: CalFocal λ = 100, A_val = 0.8 (formula; profile {rep.profile})", pad=10)
+    keep_limits(ax, "1/p and the pushes diverge as p → 0: a zoom on p in [0.5, 1] and pushes up to 12")
+    ax.legend(loc="upper right")
+    legend_clear_of_data(ax)
     return fig
 
 
@@ -56,7 +61,7 @@ def shrink_figure(rep, slope_gammas=(0.5, 1, 2, 5)):
     (b) ``dg/dgamma`` against p."""
     d = rep.data["shrink"]
     gam, thr = d["gamma"], d["threshold"]
-    fig, (a, b) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.6))
+    fig, (a, b) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.6), layout="constrained")
     a.plot(gam, thr, label="larger γ shrinks g above this p (∂g/∂γ = 0)")
     a.plot(gam[gam > 0], gradient_threshold(gam[gam > 0]), ls="--", label="g(p, γ) = 1 (Mukhoti's p0)")
     a.axhspan(0.15, 0.25, color="grey", alpha=0.15, label="footnote 2: p ≈ 0.2")
@@ -87,11 +92,13 @@ def dynamics_figure(rep, calfocal_lam: float = 10.0):
         axes[j, 0].plot(np.arange(1, epochs + 1), gaps, color="k")
         axes[j, 0].axhline(0, color="grey", lw=0.6)
         axes[j, 0].set(title=f"{s}: gap E_t", ylim=(-0.4, 0.4))
+        keep_limits(axes[j, 0], "one scale for the gaps of every scenario", axis="y")
         for r in RULES:
             axes[j, 1].plot(np.arange(epochs + 1), traj[(s, r)], label=r, **style[r])
         axes[j, 1].plot(np.arange(1, epochs + 1), calfocal_gamma(gaps, calfocal_lam), ls=":", color="grey",
                         label=f"CalFocal Eq. 2, λ = {calfocal_lam:g}")
         axes[j, 1].set_yscale("symlog", linthresh=0.2)
+        axes[j, 1].yaxis.set_major_locator(matplotlib.ticker.SymmetricalLogLocator(base=10, linthresh=1))
         axes[j, 1].set(title=f"{s}: γ_t")
     axes[-1, 0].set(xlabel="epoch")
     axes[-1, 1].set(xlabel="epoch")
@@ -111,4 +118,5 @@ def closed_loop_figure(rep):
     ax.set(xlabel="epoch", ylabel="γ_t", yscale="log",
            title=f"Figure F: closed-loop toy, A_train = 0.99, A_val = 0.90 (Eq. 4 with λ; profile {rep.profile})")
     ax.legend(fontsize=8)
+    legend_clear_of_data(ax)
     return fig

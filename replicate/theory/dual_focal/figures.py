@@ -6,7 +6,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ...plots import PAGE_WIDTH, page_figure
+from ...plots import PAGE_WIDTH, legend_below, page_figure
 from .loss import dual_focal_phi, phi_key_points
 from .study import LOSSES, region_grid
 
@@ -47,7 +47,7 @@ def region_figure(gammas, cs, *, profile: str = ""):
         line = axes[1].plot(gam, sub["reduction_vs_focal"], label=f"vs FL, C = {c}")[0]
         axes[1].plot(gam, sub["reduction_paper"], ls="--", color=line.get_color(), label=f"paper's formula, C = {c}")
     axes[1].set(xlabel=r"$\gamma$", ylabel="reduction", title="two ways to measure it")
-    axes[1].legend(fontsize="small")
+    legend_below(fig, axes[1], ncols=3)
     fig.suptitle(f"η-UC region start from φ alone (bisection on a {gam.size}×{cs.size} grid; profile {profile})")
     return fig
 
@@ -64,7 +64,7 @@ def binary_minimizer_figure(curves: dict, thresholds: dict, *, profile: str = ""
         ax.axvline(thresholds[g], ls=":", color="C1")
         ax.set(xlabel=r"$\eta_1$", title=f"$\\gamma = {g:g}$")
     np.atleast_1d(axes)[0].set_ylabel("$q^*_1$")
-    np.atleast_1d(axes)[-1].legend(fontsize="small")
+    legend_below(fig, np.atleast_1d(axes)[-1], ncols=3)
     fig.suptitle(f"Binary conditional-risk minimisers (FL: exact KKT; DFL: scalar search on each side of "
                  f"the tie; profile {profile})")
     return fig

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ...plots import PAGE_WIDTH, page_figure
+from ...plots import PAGE_WIDTH, legend_below, page_figure
 from .loss import fcl_risk_minimizer
 
 __all__ = ["binary_minimizer_curves", "binary_minimizer_figure"]
@@ -33,6 +33,6 @@ def binary_minimizer_figure(etas, gammas=(1.0, 2.0, 3.0), lams=(0.0, 0.5, 1.0, 2
         ax.plot(s["eta"], s["eta"], color="grey", lw=0.8, ls="--", label="$q^* = \\eta$")
         ax.set(xlabel=r"$\eta_1$", title=f"$\\gamma = {g:g}$")
     np.atleast_1d(axes)[0].set_ylabel("$q^*_1$")
-    np.atleast_1d(axes)[-1].legend(fontsize="small")
+    legend_below(fig, np.atleast_1d(axes)[-1], ncols=3)
     fig.suptitle(f"Minimiser of the FCL conditional risk, two classes, Brier summed (exact KKT; profile {profile})")
     return fig

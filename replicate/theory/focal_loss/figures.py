@@ -16,7 +16,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ...plots import PAGE_WIDTH, page_figure
+from ...plots import PAGE_WIDTH, legend_clear_of_data, page_figure
+from ...plots.lint import keep_limits
 from .gradient import focal_gradient_factor, gradient_factor_dp, gradient_threshold
 from .lambert import lambert_w_gamma_branches
 
@@ -46,18 +47,21 @@ def _profile(profile) -> str:
 def figure_4a(n_grid: int = 2001, gammas=FIG4A_GAMMAS, slope_gammas=(0.5, 1, 3), profile: str | None = None):
     """(a) ``g(p, gamma)`` from the formula (their Fig. 4a); (b) its slope, Eq. 7."""
     p = np.linspace(0, 1, n_grid)
-    fig, (a, b) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.6))
+    fig, (a, b) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.6), layout="constrained")
     for gam in gammas:
         a.plot(p, focal_gradient_factor(p, gam), label=f"γ = {gam}")
     a.axhline(1, color="grey", lw=0.8, ls="--")
     a.set(xlabel="p", ylabel="g(p, γ)", ylim=(0, 1.6), title=f"(a) Fig. 4a regenerated ({n_grid} points)")
     a.legend(ncol=2)
+    legend_clear_of_data(a)
     inner = p[1:-1]
     for gam in slope_gammas:
         b.plot(inner, gradient_factor_dp(inner, gam), label=f"γ = {gam}")
     b.axhline(0, color="grey", lw=0.8)
     b.set(xlabel="p", ylabel="dg/dp (Eq. 7)", ylim=(-6, 3), title="(b) the slope: for γ > 1 it returns to 0 at p = 1")
     b.legend()
+    keep_limits(b, "dg/dp diverges at the ends of [0, 1] for some γ: the axis shows where the slopes differ",
+                axis="y")
     fig.suptitle(f"g(p, γ) and its slope, from the formulas{_profile(profile)}", fontsize=10)
     return fig
 
@@ -67,7 +71,7 @@ def lambert_figure(rep):
     d = rep.data["prop2"]
     pw = np.linspace(0.01, 0.99, 393)
     low, princ = lambert_w_gamma_branches(pw)
-    fig, axes = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.2))
+    fig, axes = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.2), layout="constrained")
     step = max(1, len(d["p0"]) // 20)
     axes[0].semilogy(d["p0"], d["closed"], label="closed form (W₋₁)")
     axes[0].semilogy(d["p0"][::step], d["root"][::step], "o", ms=4, mfc="none", label="root finder")
@@ -78,6 +82,7 @@ def lambert_figure(rep):
     axes[1].set(xlabel="p0", ylabel="γ from Eq. 11/12", ylim=(-2, 6), title="both branches")
     for a in axes:
         a.legend()
+    keep_limits(axes[1], "the W₋₁ branch diverges as p0 → 0 and 1: the axis shows γ in [-2, 6]", axis="y")
     fig.suptitle(f"Figure A: Prop. 2 closed form vs Brent root finder (formulas only; profile {rep.profile})",
                  fontsize=10)
     return fig
@@ -94,8 +99,8 @@ def schedule_figure(n_grid: int = 2001, profile: str | None = None):
     ax.axhline(1, color="grey", lw=0.8, label="cross-entropy (g = 1)")
     for pc in (gradient_threshold(5.0), gradient_threshold(3.0)):
         ax.axvline(pc, color="grey", lw=0.6, ls=":")
-    ax.set(xlabel="p", ylabel="g(p, γ(p))", ylim=(0, 1.4),
-           title=f"Figure B: gradient factor of the sample-dependent schedules (formula{_profile(profile)})")
+    ax.set(xlabel="p", ylabel="g(p, γ(p))", ylim=(0, 1.4))
+    ax.set_title(f"Figure B: gradient factor of the sample-dependent schedules (formula{_profile(profile)})", pad=10)
     ax.legend()
     return fig
 
@@ -122,13 +127,14 @@ def many_classes_figure(rep):
     ax.set(xlabel="a = top-class probability η₁", ylabel="q₁* - η₁", xlim=(0, 0.6),
            title=f"Figure C: over-confidence of the focal minimiser, K = 100 (formula; profile {rep.profile})")
     ax.legend()
+    keep_limits(ax, "zoomed on a ≤ 0.6: the small top-class probabilities the text reads", axis="x")
     return fig
 
 
 def figure_5(rep):
     """Norms of the training logits and of the weights along gradient descent (their Fig. 5)."""
     runs = rep.data["linear"]["runs"]
-    fig, axes = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.0))
+    fig, axes = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.0), layout="constrained")
     for name, r in runs.items():
         axes[0].plot(r["steps"], r["logit_norm"], label=name)
         axes[1].plot(r["steps"], r["weight_norm"], label=name)
@@ -146,10 +152,11 @@ def figure_5(rep):
 def figure_6(rep):
     """(a) Confidence of the misclassified test points; (b, c) decision boundaries (their Fig. 6)."""
     d = rep.data["linear"]
-    fig, axes = page_figure(3, 3.2)
+    fig, axes = page_figure(3, 3.2, layout="constrained")
     axes[0].hist([d["mistakes"]["ce"], d["mistakes"]["focal"]], bins=np.linspace(0.5, 1, 21), label=["ce", "focal"])
     axes[0].set(xlabel="confidence of misclassified test points", ylabel="count", title="(a)")
     axes[0].legend()
+    legend_clear_of_data(axes[0])
     grid = np.linspace(-3, 3, 121)
     g1, g2 = np.meshgrid(grid, grid)
     for ax, name, tag in zip(axes[1:], ("ce", "focal"), "bc"):
@@ -160,7 +167,8 @@ def figure_6(rep):
             ax.scatter(*d["X"][d["y"] == lab].T, s=7, c=face, edgecolor="k", linewidth=0.3, label=f"label {lab}")
         ax.plot(grid, -w[0] / w[1] * grid, color="k")
         ax.set(xlim=(-3, 3), ylim=(-3, 3), title=f"({tag}) {name}: f_w(x)")
-    axes[1].legend(loc="lower right")
+        keep_limits(ax, "the plane [-3, 3]² of the data; the boundary line runs across it")
+    axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)
     fig.suptitle("Fig. 6 regenerated: confidence of mistakes and decision boundaries (same synthetic data, "
                  f"test seed 1; colour = predicted probability of class 1; profile {rep.profile})", fontsize=10)
     return fig

@@ -13,6 +13,7 @@ import numpy as np
 from scipy.special import softmax
 
 from ...plots import PAGE_WIDTH, page_figure
+from ...plots.lint import keep_limits
 from .._simplex import simplex_grid
 from .bounds import focal_calibration_logit
 from .calibration_map import (binary_focal_calibration_map, conditional_risk, focal_calibration_map,
@@ -47,6 +48,7 @@ def figure1(gammas_loss=(0.5, 3.0), gammas_map=(-0.5, 0.5, 1.0, 2.0, 3.0, 5.0)):
         a.plot(q, properized_focal_loss(two, g)[:, 1], color=col, label=f"proper part, γ={g}")
         a.plot(q, focal_loss_true_class(q, g), color=col, ls="--", label=f"focal, γ={g}")
     a.set(xlabel="predicted probability of the true class", ylabel="loss", ylim=(0, 4))
+    keep_limits(a, "the losses diverge as the probability goes to 0: the axis shows losses up to 4", axis="y")
     a.legend(fontsize=8)
     for g in gammas_map:
         b.plot(q, binary_focal_calibration_map(q, g), label=f"γ={g}")
