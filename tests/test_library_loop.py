@@ -78,7 +78,7 @@ def test_the_plain_loop_runs_with_the_core_only():
     assert out.count("AdaFocal's gammas now") == 3
     rows = next(line for line in out.splitlines() if line.startswith("rows "))
     assert "'none'" in rows and "TS (T = " in rows and "FTS (T = " in rows
-    assert "profile smoke, seed 1: by hand T = " in out and ": the same" in out
+    assert "the same temperature: by hand T = " in out and "(profile smoke, seed 1)" in out
     # every loss of the package through the same loop, once
     every = next(line for line in out.splitlines() if line.startswith("every "))
     import replicate as rp

@@ -529,9 +529,8 @@ def _solutions(path):
     return re.findall(r"```\{solution-start\} (\S+)\n(.*?)```\{solution-end\}", text, re.S)
 
 
-#: Chapters whose solutions keep the former form (the answer last, "**Answer** (...)."):
-#: notebooks/library_loop.md belongs to the Library part, rewritten in its own branch (issue #32).
-ANSWER_LAST = {"library_loop"}
+#: Chapters whose solutions keep the former form (the answer last, "**Answer** (...)."): none.
+ANSWER_LAST: set = set()
 
 
 def test_every_solution_opens_with_its_answer_its_code_glues():
