@@ -90,7 +90,7 @@ def train_within(configs, seconds: float | None = None, *, store: str = "auto", 
     deterministic : bool
         True asks torch for deterministic kernels (default False).
     log : callable
-        Called with each line the session reports (default :func:`print`).
+        Called with each line the session reports (default ``print``).
 
     Returns
     -------
