@@ -83,4 +83,5 @@ def test_the_plain_loop_runs_with_the_core_only():
     every = next(line for line in out.splitlines() if line.startswith("every "))
     import replicate as rp
 
-    assert every == f"every {list(rp.losses.available_losses())}"
+    want = ['get_loss("%s")' % n for n in rp.losses.available_losses()]
+    assert every == f"every {want}"
