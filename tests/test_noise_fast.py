@@ -192,3 +192,15 @@ def test_the_temperature_store_returns_the_fit_and_keys_what_it_reads(tmp_path, 
     assert store.temperature(z, y, "nll") == posthoc.fit_temperature(z, y, method="grid", metric="nll", warn=False).T
     with pytest.raises(ValueError, match="labels must be integers"):
         store.temperature(z, y.astype(float), "ece")
+
+
+def test_a_weight_matrix_is_recognised_after_more_were_made_than_the_cache_holds():
+    """``resampling._key`` by identity: a matrix still in use is recognised however many others
+    the process made since (formerly it called ``weights`` for each known key, which pushed the
+    newer matrices out of its cache, so they were no longer recognised and not kept); its first
+    rows, or a copy, are not whole matrices."""
+    w = resampling.weights(300, 10, 0, "test")
+    others = [resampling.weights(300 + i, 10, 0, "test") for i in range(1, 40)]
+    assert resampling._key(w) == (300, 10, 0, "test")
+    assert resampling._key(others[-1]) == (339, 10, 0, "test")
+    assert resampling._key(w[:5]) is None and resampling._key(w.copy()) is None

@@ -21,6 +21,7 @@ row of 10,000 test examples and 1,000 resamples: 80 MB). The first ``k`` rows of
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -49,7 +50,8 @@ def weights(n: int, n_boot: int = N_BOOT, seed: int = 0, stream: str = "test") -
     flat = (idx + n * np.arange(n_boot)[:, None]).ravel()
     w = np.bincount(flat, minlength=n_boot * n).reshape(n_boot, n).astype(np.float64)
     w.flags.writeable = False
-    _MADE.add((n, n_boot, seed, stream))
+    _MADE[id(w)] = (n, n_boot, seed, stream)
+    weakref.finalize(w, _MADE.pop, id(w), None)       # forgotten when the cache lets it go
     return w
 
 
@@ -108,16 +110,17 @@ def _totals(n: int, n_boot: int, seed: int, stream: str) -> np.ndarray:
 
 
 def _key(w: np.ndarray):
-    """The arguments of :func:`weights` that made ``w`` (a whole matrix or its first rows),
-    or None."""
-    for key in list(_MADE):
-        full = weights(*key)
-        if w.base is full or w is full:
-            return key if w.shape == full.shape else None
-    return None
+    """The arguments of :func:`weights` that made ``w`` (the whole matrix, or a view of all of
+    it), or None (its first rows, or any other matrix). By identity, so it never calls
+    :func:`weights` again: with more matrices made than its cache holds, calling it for older
+    ones pushed the newer out of the cache and they were no longer recognised."""
+    full = w if w.base is None else w.base
+    key = _MADE.get(id(full))
+    return key if key is not None and w.shape == full.shape else None
 
 
-_MADE: set = set()
+#: ``id`` of each matrix :func:`weights` made and still alive -> its arguments.
+_MADE: dict = {}
 
 
 def matmul(w: np.ndarray, terms) -> np.ndarray:
