@@ -50,7 +50,7 @@ def legend_under(ax, ncols: int = 2, **legend_kw):
     Returns the Legend."""
     from matplotlib.font_manager import FontProperties
 
-    from .legibility import _renderer
+    from .lint import _renderer
 
     fig = ax.figure
     if ax.get_legend() is not None:
@@ -100,7 +100,7 @@ def settle_legends(fig, relayout=None, rounds: int = 2) -> int:
     legends moved."""
     from . import lint
 
-    from .legibility import _renderer
+    from .lint import _renderer
 
     moved = 0
     for _ in range(rounds):

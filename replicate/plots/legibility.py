@@ -59,10 +59,9 @@ class DrawnText:
 
 
 def _renderer(fig):
-    from matplotlib.backends.backend_agg import RendererAgg
+    from .lint import _renderer as offscreen
 
-    w, h = fig.bbox.size
-    return RendererAgg(max(int(w), 1), max(int(h), 1), fig.dpi)
+    return offscreen(fig)
 
 
 def _draw_recording(fig) -> tuple[list[tuple[str, float]], object]:

@@ -51,9 +51,16 @@ def keep_limits(ax, reason: str, axis: str = "both"):
     return ax
 
 
-def _drawn(fig):
-    from .legibility import _renderer
+def _renderer(fig):
+    """An off-screen Agg renderer the size of ``fig`` (text extents without drawing to a file);
+    the legibility check and the legend placement measure with it too."""
+    from matplotlib.backends.backend_agg import RendererAgg
 
+    w, h = fig.bbox.size
+    return RendererAgg(max(int(w), 1), max(int(h), 1), fig.dpi)
+
+
+def _drawn(fig):
     renderer = _renderer(fig)
     fig.draw(renderer)
     return renderer
