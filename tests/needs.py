@@ -1,8 +1,9 @@
 """What some tests need beyond the package: the papers' texts and the oracle libraries.
 
-A test that re-reads a paper's table from its text needs the text (found by
-:func:`replicate.paper_tables.papers_dir`: ``$REPLICATE_PAPERS``, else ``<data_dir>/papers``,
-else ``../shared/papers`` beside the checkout); a test that compares with an independent
+A test that re-reads a paper's table from its text needs the text (:func:`paper_text`:
+:func:`replicate.paper_tables.papers_dir`, ``$REPLICATE_PAPERS``, else ``<data_dir>/papers``;
+without the setting, then :data:`BESIDE`, the project's shared folder beside the checkout, which
+the package itself never names); a test that compares with an independent
 library (an *oracle*: netcal, torch-uncertainty, torchmetrics, ...) needs that library, which
 comes with the ``test`` extra. Without them such a test is skipped with the reason, so that
 the suite runs anywhere; with ``REPLICATE_STRICT_TESTS=1`` (set by ``.ci/run``) it *fails*
@@ -16,10 +17,13 @@ from __future__ import annotations
 
 import importlib
 import os
+from pathlib import Path
 
 import pytest
 
 STRICT_ENV = "REPLICATE_STRICT_TESTS"
+#: The last place :func:`paper_text` looks, when ``$REPLICATE_PAPERS`` is not set.
+BESIDE = (Path(__file__).resolve().parents[2] / "shared" / "papers").resolve()
 
 
 def strict() -> bool:
@@ -39,8 +43,11 @@ def paper_text(paper: str) -> list[str]:
     from replicate import paper_tables as pt
 
     lines = pt.source_lines(paper)
+    dirs = pt.papers_dirs() + ([] if os.environ.get(pt.PAPERS_ENV) else [BESIDE])
+    if lines is None and len(dirs) > 1 and pt.source_path(paper, BESIDE).is_file():
+        lines = pt.source_path(paper, BESIDE).read_text(encoding="utf-8").splitlines()
     if lines is None:
-        looked = ", ".join(str(d) for d in pt.papers_dirs())
+        looked = ", ".join(str(d) for d in dirs)
         missing(f"{pt.paper_info(paper)['source_file']} not found in {looked} "
                 f"(set {pt.PAPERS_ENV} to the folder holding the papers' texts)")
     return lines

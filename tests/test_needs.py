@@ -17,12 +17,15 @@ def test_the_texts_are_looked_for_in_the_env_else_the_data_else_beside_the_check
     assert pt.papers_dirs() == [(tmp_path / "texts").resolve()] and pt.papers_dir() == (tmp_path / "texts").resolve()
     monkeypatch.delenv(pt.PAPERS_ENV)
     monkeypatch.setenv(config.DATA_ENV, str(tmp_path / "data"))
-    beside = (config.checkout().parent / "shared" / "papers").resolve()
-    assert pt.papers_dirs() == [(tmp_path / "data" / "papers").resolve(), beside]
-    assert pt.papers_dir() == (beside if beside.is_dir() else (tmp_path / "data" / "papers").resolve())
-    (tmp_path / "data" / "papers").mkdir(parents=True)
-    assert pt.papers_dir() == (tmp_path / "data" / "papers").resolve()          # the data's copy wins
+    assert pt.papers_dirs() == [(tmp_path / "data" / "papers").resolve()]        # the package names no shared folder
     assert pt.source_path("mukhoti2020") == pt.papers_dir() / "focal-loss-mukhoti-2020.txt"
+    assert needs.BESIDE == (config.checkout().parent / "shared" / "papers").resolve()
+    if (needs.BESIDE / "focal-loss-mukhoti-2020.txt").is_file():                  # the tests' last place
+        assert needs.paper_text("mukhoti2020") == (needs.BESIDE / "focal-loss-mukhoti-2020.txt").read_text().splitlines()
+    (tmp_path / "data" / "papers").mkdir(parents=True)
+    (tmp_path / "data" / "papers" / "focal-loss-mukhoti-2020.txt").write_text("the data's copy\n")
+    assert pt.papers_dir() == (tmp_path / "data" / "papers").resolve()
+    assert needs.paper_text("mukhoti2020") == ["the data's copy"]                 # the data's copy wins
 
 
 @pytest.mark.parametrize("value, strict", [("", False), ("0", False), ("1", True)])

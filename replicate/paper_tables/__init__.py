@@ -205,18 +205,13 @@ def get_all(paper: str) -> pd.DataFrame:
 
 def papers_dirs() -> list[Path]:
     """The folders where the papers' text files are looked for, in order: ``$REPLICATE_PAPERS``
-    alone when it is set; else ``<data_dir>/papers`` (:func:`replicate.config.data_dir`), then
-    ``../shared/papers`` beside the package's checkout (the project's shared folder; only for a
-    checkout, :func:`replicate.config.checkout`)."""
+    when it is set, else ``<data_dir>/papers`` (:func:`replicate.config.data_dir`). (The test
+    suite also looks beside its checkout: ``tests/needs.py``.)"""
     env = os.environ.get(PAPERS_ENV)
     if env:
         return [Path(env).expanduser().resolve()]
-    from ..config import checkout, data_dir
-    out = [data_dir() / "papers"]
-    root = checkout()
-    if root is not None:
-        out.append((root.parent / "shared" / "papers").resolve())
-    return out
+    from ..config import data_dir
+    return [data_dir() / "papers"]
 
 
 def papers_dir() -> Path:
