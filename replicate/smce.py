@@ -32,6 +32,8 @@ Multiclass predictions are reduced to the top label, as every table of the paper
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import binning as _b
@@ -161,20 +163,15 @@ def _dp_rings(v, r):
     return top
 
 
-_SOLVER: list = []
-
-
+@functools.cache
 def _solver():
     """:func:`_dp_rings` compiled by numba (cached on disk by numba), or :func:`_dynamic_programme`
-    when numba is not installed."""
-    if not _SOLVER:
-        try:
-            import numba
-        except ImportError:
-            _SOLVER.append(_dynamic_programme)
-        else:
-            _SOLVER.append(numba.njit(cache=True, nogil=True)(_dp_rings))
-    return _SOLVER[0]
+    when numba is not installed; decided once per process."""
+    try:
+        import numba
+    except ImportError:
+        return _dynamic_programme
+    return numba.njit(cache=True, nogil=True)(_dp_rings)
 
 
 def smooth_calibration_error(f, y) -> float:
