@@ -98,6 +98,22 @@ def test_grid_scores_equal_the_reference_on_a_long_grid_in_blocks():
         np.testing.assert_array_equal(got[col].to_numpy(), want[col].to_numpy(), err_msg=col)
 
 
+@pytest.mark.parametrize("chunk, scored", [(1, 1), (1 << 11, 1 << 12), (1 << 13, 1 << 11), (1 << 24, 1 << 24)])
+def test_the_block_sizes_change_no_score(monkeypatch, chunk, scored):
+    """Maps computed one temperature at a time or all at once, scored one temperature at a
+    time or all at once (and partial last blocks): the same bits."""
+    rng = np.random.default_rng(6)
+    z = (rng.normal(size=(257, 7)) * 4).astype(np.float16).astype(np.float64)
+    y = rng.integers(0, 7, size=len(z))
+    temps = TS_GRID[::9]
+    want = reference_grid_scores(z, y, GAMMAS, temps, ("nll", "adaece", "ece"), step=len(temps))
+    monkeypatch.setattr(fts_grid, "_CHUNK", chunk)
+    monkeypatch.setattr(fts_grid, "_SCORED", scored)
+    got = fts_grid.grid_scores(z, y, GAMMAS, temps, ("nll", "adaece", "ece"))
+    for col in want.columns:
+        np.testing.assert_array_equal(got[col].to_numpy(), want[col].to_numpy(), err_msg=col)
+
+
 @pytest.mark.parametrize("n_classes", [1, 2, 3, 7, 8, 9, 10, 16, 17, 100, 128, 129, 200, 1000])
 def test_class_sum_is_numpys_row_sum(n_classes):
     rng = np.random.default_rng(n_classes)

@@ -194,6 +194,33 @@ def test_the_temperature_store_returns_the_fit_and_keys_what_it_reads(tmp_path, 
         store.temperature(z, y.astype(float), "ece")
 
 
+def test_the_focal_temperature_store_fits_identical_logits_once(tmp_path, monkeypatch):
+    from replicate import posthoc
+
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path))
+    monkeypatch.setenv(cache.CACHE_ENV, "1")
+    store._MEMO.clear()
+    rng = np.random.default_rng(4)
+    z, y = rng.normal(size=(300, 4)) * 3, rng.integers(0, 4, 300)
+    calls = []
+    real = posthoc.fit_focal_temperature
+    monkeypatch.setattr(posthoc, "fit_focal_temperature", lambda *a, **k: calls.append(1) or real(*a, **k))
+    want = real(z, y, metric="ece", temperatures=posthoc.TS_GRID, warn=False)
+    assert store.focal_temperature(z, y, "ece") == (float(want.T), float(want.gamma))
+    assert store.focal_temperature(z.copy(), y.copy(), "ece") == (float(want.T), float(want.gamma))   # the same logits
+    assert len(calls) == 1
+    store._MEMO.clear()                                   # another process: read from disk, not fitted
+    assert store.focal_temperature(z, y, "ece") == (float(want.T), float(want.gamma))
+    assert len(calls) == 1
+    z2 = z.copy()
+    z2[0, 0] += 1.0                                       # other logits: fitted anew
+    store.focal_temperature(z2, y, "ece")
+    store.focal_temperature(z, y, "nll")                  # another selector: fitted anew
+    assert len(calls) == 3
+    with pytest.raises(ValueError, match="labels must be integers"):
+        store.focal_temperature(z, y.astype(float), "ece")
+
+
 def test_a_weight_matrix_is_recognised_after_more_were_made_than_the_cache_holds():
     """``resampling._key`` by identity: a matrix still in use is recognised however many others
     the process made since (formerly it called ``weights`` for each known key, which pushed the

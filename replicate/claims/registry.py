@@ -113,8 +113,8 @@ def default_workers() -> int:
 #: Roughly how long each chapter's claims take to build from an empty cache (CPU seconds on
 #: the 2-core machine, ``benchmarks/claims_speed.py``): only their order matters, to start
 #: the longest first. Theory chapters take a few seconds each.
-EXPECTED_SECONDS = {"exp_fcl": 41, "exp_leaderboard": 38, "exp_fts": 33, "exp_adafocal": 17, "exp_dual_focal": 17,
-                    "exp_focal_loss": 8}
+EXPECTED_SECONDS = {"exp_fcl": 30, "exp_leaderboard": 29, "exp_fts": 25, "exp_adafocal": 9, "exp_dual_focal": 7,
+                    "exp_focal_loss": 3}
 
 
 def expected_seconds(source: Source) -> float:

@@ -28,7 +28,8 @@ from .fts import _authors_block
 
 __all__ = ["grid_scores", "class_sum"]
 
-_CHUNK = 1 << 20            # elements of the (classes, temperatures, N) blocks (a few MB: they stay in cache)
+_CHUNK = 1 << 17            # elements of the (classes, temperatures, N) blocks (1 MB each: near the core's L2)
+_SCORED = 1 << 17           # elements of the (temperatures, N) blocks scored by one bincount per gamma
 _PW_BLOCK = 128             # numpy's pairwise-summation block (PW_BLOCKSIZE of its loops)
 
 
@@ -164,9 +165,10 @@ def _binned(conf: np.ndarray, hit: np.ndarray, kind: str, n_bins: int) -> np.nda
         inner = np.ones((rows, n_bins - 1))
         ok = cut < n
         inner[:, ok] = (s[:, cut[ok] - 1] + s[:, cut[ok]]) / 2.0
-        idx = np.zeros(conf.shape, dtype=np.intp)                          # searchsorted(inner, x, "left")
+        idx = np.zeros(conf.shape, dtype=np.uint8 if n_bins < 256 else np.intp)   # searchsorted(inner, x, "left")
         for k in range(n_bins - 1):
             idx += inner[:, k:k + 1] < conf
+        idx = idx.astype(np.intp)
     flat = (idx + (n_bins + 1) * np.arange(rows)[:, None]).ravel()
     m = rows * (n_bins + 1)
     sc = np.bincount(flat, weights=conf.ravel(), minlength=m).reshape(rows, n_bins + 1)[:, :n_bins]
@@ -220,28 +222,49 @@ def grid_scores(z: np.ndarray, y: np.ndarray, gammas, temps: np.ndarray, metrics
     step = max(1, _CHUNK // (n * c))
     top, rows = z.argmax(axis=1), np.arange(n)
     cols = {(g, m): np.empty(len(temps)) for g in gammas for m in (*metrics, "overflowed")}
-    zt, ztop = np.ascontiguousarray(z.T), z[rows, top]
-    for a in range(0, len(temps), step):
-        tb = temps[a:a + step]
-        if link == "intended":
-            cell = np.arange(len(tb))[:, None] * n + rows[None, :]                 # (T, N): t * N + i
-            top_at, y_at = (top[None, :] * (len(tb) * n) + cell).ravel(), (y[None, :] * (len(tb) * n) + cell).ravel()
-            parts = _parts(zt, ztop, top_at, tb, clamp)
-            buf, tmp = np.empty_like(parts[0]), np.empty_like(parts[0])
-        for g in gammas:
-            if link == "intended":
-                got = _scores(*_top_of_map(parts, g, buf, tmp, top_at, y_at if "nll" in metrics else None, top), y,
-                              metrics, n_bins, paper_compat, np.float64)
-                got["overflowed"] = np.zeros(len(tb))
-            else:
+    if link != "intended":
+        for a in range(0, len(temps), step):
+            tb = temps[a:a + step]
+            for g in gammas:
                 p, bad = _authors_block(z, tb, g, np.float32, clamp, "broadcast")
                 with np.errstate(divide="ignore"):
                     logp_y = np.log(p[:, rows, y].astype(np.float64))
                 got = _scores(logp_y, p.argmax(axis=2), p.max(axis=2).astype(np.float64), y, metrics, n_bins,
                               paper_compat, np.float32)
                 got["overflowed"] = bad.sum(axis=1)
+                for m, v in got.items():
+                    cols[(g, m)][a:a + step] = v
+        return _frame(cols, gammas, temps, metrics)
+    zt, ztop = np.ascontiguousarray(z.T), z[rows, top]
+    flat: dict = {}                     # chunk length -> its flat indices and scratch (the same for every full chunk)
+    block = max(step, _SCORED // n)     # temperatures scored together (each map computed ``step`` at a time)
+    nll = "nll" in metrics
+    for b0 in range(0, len(temps), block):
+        tblock = temps[b0:b0 + block]
+        held = {g: (np.empty((len(tblock), n)) if nll else None, np.empty((len(tblock), n), dtype=np.intp),
+                    np.empty((len(tblock), n))) for g in gammas}           # log p_y, prediction, confidence
+        for a in range(0, len(tblock), step):
+            tb = tblock[a:a + step]
+            if len(tb) not in flat:
+                cell = np.arange(len(tb))[:, None] * n + rows[None, :]             # (T, N): t * N + i
+                flat[len(tb)] = ((top[None, :] * (len(tb) * n) + cell).ravel(),
+                                 (y[None, :] * (len(tb) * n) + cell).ravel(),
+                                 np.empty((c, len(tb), n)), np.empty((c, len(tb), n)))
+            top_at, y_at, buf, tmp = flat[len(tb)]
+            parts = _parts(zt, ztop, top_at, tb, clamp)
+            for g in gammas:
+                for kept, v in zip(held[g], _top_of_map(parts, g, buf, tmp, top_at, y_at if nll else None, top)):
+                    if kept is not None:
+                        kept[a:a + len(tb)] = v
+        for g in gammas:
+            got = _scores(*held[g], y, metrics, n_bins, paper_compat, np.float64)
+            got["overflowed"] = np.zeros(len(tblock))
             for m, v in got.items():
-                cols[(g, m)][a:a + step] = v
+                cols[(g, m)][b0:b0 + block] = v
+    return _frame(cols, gammas, temps, metrics)
+
+
+def _frame(cols: dict, gammas, temps: np.ndarray, metrics) -> pd.DataFrame:
     return pd.DataFrame({"gamma": np.repeat(np.asarray(gammas, dtype=np.float64), len(temps)),
                          "T": np.tile(temps, len(gammas)),
                          **{m: np.concatenate([cols[(g, m)] for g in gammas]) for m in (*metrics, "overflowed")}})

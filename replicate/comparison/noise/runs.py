@@ -251,9 +251,7 @@ def calibrate(run, post: str, selector: str = "ece", T: float | None = None) -> 
     elif post == "fts":
         from ...posthoc.fts import fts_log_probs
 
-        fit = posthoc.fit_focal_temperature(np.asarray(zv, dtype=np.float64), yv, metric="ece", warn=False,
-                                            temperatures=posthoc.TS_GRID)
-        T, gamma = float(fit.T), float(fit.gamma)
+        T, gamma = store.focal_temperature(np.asarray(zv, dtype=np.float64), yv, "ece", posthoc.TS_GRID)
         convert = lambda zz: fts_log_probs(np.asarray(zz, dtype=np.float64), T, gamma)  # noqa: E731
         lp = convert(z)
     else:

@@ -9,7 +9,10 @@ builds them in two processes at once, so :func:`replicated` keeps each result in
 process and on disk (:func:`replicate.claims.cache.shared`, keyed by a hash of those inputs
 and the package's code): whichever chapter asks first computes it, the others read it.
 :func:`temperature` keeps the temperature a run's validation logits choose on a grid the
-same way (every chapter's post-T column and the noise model's "after TS" fit it).
+same way (every chapter's post-T column and the noise model's "after TS" fit it), and
+:func:`focal_temperature` the ``(T, gamma_ev)`` of focal temperature scaling (the
+leaderboard's and the noise model's "after FTS"; runs whose validation logits are identical,
+such as AdaFocal's two update rules at ``cpu``, are fitted once).
 """
 from __future__ import annotations
 
@@ -77,5 +80,28 @@ def temperature(val_logits, val_labels, selector: str = "ece", grid=None, n_bins
         from ...claims import cache
 
         path = cache.folder() / f"draws-{cache.code_version()}" / f"{cache.name('temperature', sig)}.pkl"
+        _MEMO[sig] = cache.shared(path, fit)
+    return _MEMO[sig]
+
+
+def focal_temperature(val_logits, val_labels, selector: str = "ece", grid=None) -> tuple[float, float]:
+    """``(T, gamma_ev)`` of :func:`replicate.posthoc.fit_focal_temperature` (``metric=selector``
+    over the paper's gammas x ``grid``, default :data:`replicate.posthoc.TS_GRID`), computed
+    once per validation set, selector and grid and read back after."""
+    from ... import posthoc
+
+    grid = np.asarray(posthoc.TS_GRID if grid is None else grid, dtype=np.float64)
+
+    def fit():
+        f = posthoc.fit_focal_temperature(val_logits, val_labels, metric=selector, temperatures=grid, warn=False)
+        return float(f.T), float(f.gamma)
+    z, y = np.asarray(val_logits, dtype=np.float64), np.asarray(val_labels)
+    if y.dtype.kind not in "iu":
+        return fit()                                      # the fit says what is wrong with them
+    sig = ("focal_temperature", _digest(z, y.astype(np.int64), grid), selector)
+    if sig not in _MEMO:
+        from ...claims import cache
+
+        path = cache.folder() / f"draws-{cache.code_version()}" / f"{cache.name('focal_temperature', sig)}.pkl"
         _MEMO[sig] = cache.shared(path, fit)
     return _MEMO[sig]

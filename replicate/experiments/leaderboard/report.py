@@ -51,7 +51,7 @@ from ...claims.claim import claims_log
 from ...claims.evidence import Cell, Exact, Missing, Names
 from ...comparison import report as rpt
 from ...comparison import stats
-from ...comparison.noise import RowRuns, RunsEvidence, Scored, rank_intervals, store
+from ...comparison.noise import RunsEvidence, Scored, rank_intervals, store
 from ...comparison.noise.runs import DEFAULT_OOD
 from ...comparison.noise.scores import point
 from ...papers import PAPERS
@@ -105,8 +105,8 @@ def fit(val_logits, val_labels) -> dict:
     ECE (15 equal-width bins) on the grid 0.1..10.0 (:data:`replicate.posthoc.TS_GRID`)."""
     zv = np.asarray(val_logits, dtype=np.float64)
     T = store.temperature(zv, val_labels, "ece", posthoc.TS_GRID)             # fitted once for every chapter
-    f = posthoc.fit_focal_temperature(zv, val_labels, metric="ece", temperatures=posthoc.TS_GRID, warn=False)
-    return {"ts": (T, math.nan), "fts": (float(f.T), float(f.gamma))}
+    T_f, gamma = store.focal_temperature(zv, val_labels, "ece", posthoc.TS_GRID)   # identical logits: once
+    return {"ts": (T, math.nan), "fts": (T_f, gamma)}
 
 
 def fits(runs: dict, log=None) -> dict:
