@@ -274,7 +274,6 @@ TYPED_COUNTS = {
     },
     "protocol": {
         "a dozen losses": "an order of magnitude for the catalogue, said as such",
-        "the first 5,000": "the validation split's definition (the authors' code)",
         "two final models": "the two models of the demonstration (cross-entropy and focal loss)",
     },
     "claims_ledger": {

@@ -191,3 +191,14 @@ def test_figures_draw_from_the_reports(reports):
     assert [len(fig.axes) for fig in figs] == [1, 2, 2, 1, 1, 1, 2, 3, 1, 1, 2, 8, 1]
     assert len(figs[4].axes[0].lines) == len(f.data["fig7"]["q"])
     plt.close("all")
+
+
+def test_figure_c_zooms_only_on_what_it_can_say_it_leaves_out():
+    a = np.linspace(0.01, 0.99, 99)
+    bump = {1: 0.05 * np.sin(np.pi * a / 0.3) * (a < 0.3) - 0.5 * (a >= 0.3) * (a - 0.3)}
+    x_hi, reason = ff.many_classes_zoom(a, bump)
+    assert x_hi == pytest.approx(0.4)                     # 1.25 x the last positive a (0.29), up to a 0.05 step
+    assert "over-confident up to a = 0.290" in reason and "down to -0.34" in reason
+    late = {1: bump[1], 2: np.where(a > 0.9, 0.01, -0.1)}  # positive again beyond the view: no zoom
+    assert ff.many_classes_zoom(a, late) is None
+    assert ff.many_classes_zoom(a, {1: -np.ones_like(a)}) is None   # never positive: nothing to zoom on

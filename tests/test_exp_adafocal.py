@@ -274,9 +274,14 @@ def test_bins_history_and_figures_from_records(stores):
     with pytest.raises(ValueError, match="bins must be bin indices"):
         figs.figure1({"CE": ce}, bins=(15,))
     assert len(figs.common_binning({"CE": ce}).axes) == 3
-    fig = figs.over_epochs({("CE", 1): ce, ("CE", 2): ada})
+    fig = figs.over_epochs({("CE", 1): ce, ("CE", 2): ada}, caption_text="profile: test")
     want = 100 * np.mean([[r["test"]["error"] for r in x.history] for x in (ce, ada)], axis=0)
     assert np.allclose(fig.axes[0].lines[0].get_ydata(), want)
+    for ax in fig.axes:                                   # the bands stay inside 0-100 (percent)
+        for band in ax.collections:
+            y = band.get_paths()[0].vertices[:, 1]
+            assert y.min() >= 0.0 and y.max() <= 100.0
+    assert "cut at 0 and 100" in " ".join(t.get_text() for t in fig.texts)
     frame = cmp.evaluate_runs({("cross_entropy", 1): ce, ("cross_entropy", 2): ada}, metrics=("ece",))
     fig = figs.error_bars(frame, {"cross_entropy": "CE"})
     bars = [p.get_height() for p in fig.axes[0].patches]

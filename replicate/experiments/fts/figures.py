@@ -49,15 +49,19 @@ def fig8_lines(paths: pd.DataFrame, y: str = "T") -> pd.DataFrame:
 
 def figure8(paths: pd.DataFrame, labels: dict | None = None, caption_text: str = "", y: str = "T"):
     """FTS Fig. 8: the temperature chosen by validation ECE for each gamma_ev, one line per
-    trained model (mean ± sd over seeds), with its least-squares line and R² in the legend."""
+    trained model (mean ± sd over seeds, the bars cut at 0: a temperature and its inverse are
+    positive, :func:`replicate.plots.bands.sd_errors`), with its least-squares line and R² in
+    the legend; the caption says so when a bar is drawn."""
     import matplotlib.pyplot as plt
+
+    from ...plots.bands import sd_errors
 
     lines = fig8_lines(paths, y)
     labels = labels or {}
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for i, (m, g) in enumerate(lines.groupby("method", sort=False)):
         color = f"C{i}"
-        ax.errorbar(g["gamma"], g["mean"], yerr=g["std"].fillna(0), marker="o", ms=4, lw=0, elinewidth=1,
+        ax.errorbar(g["gamma"], g["mean"], yerr=sd_errors(g["mean"], g["std"]), marker="o", ms=4, lw=0, elinewidth=1,
                     color=color, label=f"{labels.get(m, m)} (R² {g['r2'].iloc[0]:.2f})")
         xs = np.linspace(g["gamma"].min(), g["gamma"].max(), 50)
         ax.plot(xs, g["slope"].iloc[0] * xs + g["intercept"].iloc[0], ls="--", lw=1, color=color)
@@ -66,7 +70,8 @@ def figure8(paths: pd.DataFrame, labels: dict | None = None, caption_text: str =
     ax.set_title(r"Temperature chosen by validation ECE for each $\gamma_{ev}$")
     place_legend(ax, fontsize="small", frameon=False)
     if caption_text:
-        add_caption(fig, caption_text)
+        bars = " Bars: mean ± one sd over seeds, cut at 0." if lines["std"].notna().any() else ""
+        add_caption(fig, caption_text + bars)
     return fig
 
 
@@ -74,7 +79,6 @@ def link_curves(searches: dict, gamma: float, metrics=("nll", "adaece"), caption
     """Validation score against T at one ``gamma`` for each search table of
     ``{label: search}`` (e.g. the intended map and the authors' link), one panel per metric,
     and the share of validation rows the authors' guard rewrote."""
-    import matplotlib.pyplot as plt
 
     if not isinstance(searches, dict) or not searches:
         raise ValueError("searches must be a non-empty dict label -> search table")

@@ -13,6 +13,8 @@ formulas take the grid size; figures of checks take the report of
 """
 from __future__ import annotations
 
+import math
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -120,15 +122,43 @@ def figure_7(rep):
 def many_classes_figure(rep):
     """``q1* - eta_1`` against the top-class probability for K = 100 (positive: over-confident)."""
     d = rep.data["many"]
+    a = np.asarray(d["a"])
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     for gam, over in d["over"].items():
-        ax.plot(d["a"], over, label=f"γ = {gam}")
+        ax.plot(a, over, label=f"γ = {gam}")
     ax.axhline(0, color="grey", lw=0.8)
-    ax.set(xlabel="a = top-class probability η₁", ylabel="q₁* - η₁", xlim=(0, 0.6),
+    ax.set(xlabel="a = top-class probability η₁", ylabel="q₁* - η₁",
            title=f"Figure C: over-confidence of the focal minimiser, K = 100 (formula; profile {rep.profile})")
+    zoom = many_classes_zoom(a, d["over"])
+    if zoom is not None:                    # the over-confident range, at a y scale that shows it
+        x_hi, reason = zoom
+        seen = np.concatenate([np.asarray(o)[a <= x_hi] for o in d["over"].values()])
+        pad = 0.08 * (seen.max() - seen.min())
+        ax.set(xlim=(0, x_hi), ylim=(seen.min() - pad, seen.max() + pad),
+               xlabel=f"a = top-class probability η₁ (a > {x_hi:.2f}, not shown: every curve < 0)")
+        keep_limits(ax, reason)
     ax.legend()
-    keep_limits(ax, "zoomed on a ≤ 0.6: the small top-class probabilities the text reads", axis="x")
     return fig
+
+
+def many_classes_zoom(a, over: dict):
+    """``(x_hi, reason)`` for Figure C: the view ends a little past the largest ``a`` at which
+    any curve ``q₁* - η₁`` of ``{gamma: values}`` is positive, when every curve stays below 0
+    beyond it (so the part left out holds under-confidence only, and the reason says how
+    deep); None when there is nothing to zoom on (no positive value, or a positive one
+    beyond the view)."""
+    a = np.asarray(a, dtype=np.float64)
+    pos = [a[np.asarray(o) > 0] for o in over.values()]
+    if not any(p.size for p in pos):
+        return None
+    a_max = max(p.max() for p in pos if p.size)
+    x_hi = min(1.0, math.ceil(a_max * 1.25 / 0.05) * 0.05)
+    rest = [np.asarray(o)[a > x_hi] for o in over.values()]
+    if x_hi >= a.max() or any((r >= 0).any() for r in rest):
+        return None
+    low = min(r.min() for r in rest)
+    return x_hi, (f"zoomed on a ≤ {x_hi:.2f}: the minimiser is over-confident up to a = {a_max:.3f}; beyond the "
+                  f"view every curve is below 0 (under-confident, down to {low:.2f})")
 
 
 def figure_5(rep):
