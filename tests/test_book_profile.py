@@ -117,5 +117,13 @@ def test_the_longest_chapters_start_first(tmp_path):
     recorded = tmp_path / "exp_fts.ipynb"
     recorded.write_text(json.dumps({"metadata": {"replicate": {"wall_time_s": 234.2}}}))
     assert runner.book.expected_seconds(runner.SOURCE_DIR / "exp_fts.md", recorded) == 234.2
-    assert runner.book.expected_seconds(runner.SOURCE_DIR / "exp_fcl.md", tmp_path / "none.ipynb") == 100.0
-    assert runner.book.expected_seconds(runner.SOURCE_DIR / "protocol.md", tmp_path / "none.ipynb") == 10.0
+    none = tmp_path / "none.ipynb"                          # a fresh clone: the measured table
+    assert runner.book.expected_seconds(runner.SOURCE_DIR / "exp_fcl.md", none) == runner.book.EXPECTED_SECONDS["exp_fcl"]
+    assert runner.book.expected_seconds(runner.SOURCE_DIR / "new_exp.md", none) == 10.0   # not measured: by kind
+    assert max(runner.book.EXPECTED_SECONDS, key=runner.book.EXPECTED_SECONDS.get) == "exp_fts"
+    # every chapter of the book is in the table, and no chapter it lacks
+    import replicate.runner.chapters as chapters
+    from replicate import config
+    names = {ch.name for ch in chapters.toc_chapters(config.repo_root())}
+    assert set(runner.book.EXPECTED_SECONDS) == names - {ch for ch in names if runner.book.runs_after_chapters(
+        runner.SOURCE_DIR / f"{ch}.md")}

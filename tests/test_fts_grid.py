@@ -114,6 +114,35 @@ def test_the_block_sizes_change_no_score(monkeypatch, chunk, scored):
         np.testing.assert_array_equal(got[col].to_numpy(), want[col].to_numpy(), err_msg=col)
 
 
+@pytest.mark.parametrize("clamp", [None, posthoc_fts.AUTHORS_CLAMP])
+def test_the_authors_link_scores_equal_one_pair_at_a_time_bit_for_bit(clamp):
+    """The grid computes the authors' softmax once per T for all gammas and bins their float32
+    confidences as float64 numbers, all temperatures at once; one (gamma, T) at a time through
+    authors_focal_link and the row-by-row binning gives the same bits (overflowed rows included)."""
+    rng = np.random.default_rng(9)
+    z = rng.normal(size=(400, 10)) * 30                  # large logits: the guard fires at small T
+    z[:40, 1] = z[:40, 0]                                # and ties
+    y = rng.integers(0, 10, size=len(z))
+    temps = np.array([0.05, 0.1, 0.5, 1.0, 2.5])
+    got = fts_grid.grid_scores(z, y, list(FTS_GAMMAS), temps, ("nll", "adaece", "ece"), link="authors",
+                               clamp=clamp)
+    assert got["overflowed"].sum() > 0
+    rows = np.arange(len(y))
+    for r in got.itertuples():
+        p, bad = posthoc_fts._authors_block(z, np.array([r.T]), r.gamma, np.float32, clamp, "broadcast")
+        p, bad = p[0], bad[0]
+        with np.errstate(divide="ignore"):
+            nll = -np.log(p[rows, y].astype(np.float64)).mean()
+        conf, hit = p.max(axis=1).astype(np.float64)[None], (p.argmax(axis=1) == y)[None]
+        # the log-loss: to rounding (the grid's mean runs over a strided column of a block of
+        # temperatures, a sequential sum, where a single row's is numpy's pairwise one)
+        assert r.nll == pytest.approx(nll, rel=1e-12, abs=0) or (np.isinf(nll) and np.isinf(r.nll)), (r.gamma, r.T)
+        want = {"overflowed": bad.sum(),
+                **{m: fts_grid._binned_rows(conf, hit, m, 15, False, np.float32)[0] for m in ("adaece", "ece")}}
+        for m, v in want.items():
+            assert getattr(r, m) == v, (m, r.gamma, r.T)
+
+
 @pytest.mark.parametrize("n_classes", [1, 2, 3, 7, 8, 9, 10, 16, 17, 100, 128, 129, 200, 1000])
 def test_class_sum_is_numpys_row_sum(n_classes):
     rng = np.random.default_rng(n_classes)

@@ -172,24 +172,21 @@ def fts_log_probs(logits, T, gamma, clamp=None) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- authors' link
-def _authors_block(z: np.ndarray, temps: np.ndarray, gamma: float, dtype, clamp: float | None, guard: str):
+def _authors_block(z: np.ndarray, temps: np.ndarray, gamma: float, dtype, clamp: float | None, guard: str,
+                   softmaxes=None):
     """The authors' link for every T: p (len(temps), N, C) in ``dtype`` and the overflowed rows
     (len(temps), N). Computed with torch's own float32 (or float64) operations, as their code
-    does (CPU kernels; borderline rows may round differently on a GPU)."""
+    does (CPU kernels; borderline rows may round differently on a GPU). ``softmaxes``: the
+    :func:`_authors_softmaxes` of the same ``z``, ``temps``, ``dtype`` and ``clamp`` (a grid
+    computes them once for all its gammas: they do not depend on gamma)."""
     import torch
 
     dt = np.dtype(dtype)
     tdt = torch.float32 if dt == np.float32 else torch.float64
-    zt = torch.from_numpy(np.ascontiguousarray(z, dtype=dt))
+    pred, qs = softmaxes if softmaxes is not None else _authors_softmaxes(z, temps, dtype, clamp)
     p = np.empty((len(temps), *z.shape), dtype=dt)
-    pred = np.empty((len(temps), z.shape[0]), dtype=np.intp)
-    for i, t in enumerate(temps):
+    for i, q in enumerate(qs):
         with torch.no_grad():
-            x = zt / float(t)
-            pred[i] = torch.argmax(x, dim=1).numpy()          # the argmax their guard uses: of x, every row
-            q = torch.softmax(x, dim=-1)
-            if clamp is not None:
-                q = torch.clamp(q, min=clamp, max=1 - clamp)     # float32: 1 - 1e-12 rounds to 1
             fprime = (1 - q) ** gamma * (gamma * torch.log(q) / (1 - q) - 1 / q)
             inv = 1 / fprime
             p[i] = (inv / torch.sum(inv, dim=-1, keepdim=True)).numpy()
@@ -207,6 +204,27 @@ def _authors_block(z: np.ndarray, temps: np.ndarray, gamma: float, dtype, clamp:
             ti, ri = np.nonzero(bad)
             p[ti, ri, pred[ti, ri]] = dt.type(_GUARD_HIGH)
     return p, bad
+
+
+def _authors_softmaxes(z: np.ndarray, temps: np.ndarray, dtype, clamp: float | None):
+    """``(pred, [q per T])`` of the authors' link before its focal step: ``pred`` (len(temps),
+    N) the argmax of ``z / T`` (what their guard uses, every row) and ``q`` the torch tensor
+    ``softmax(z / T)`` in ``dtype``, clamped to ``[clamp, 1 - clamp]`` when ``clamp`` is set."""
+    import torch
+
+    dt = np.dtype(dtype)
+    zt = torch.from_numpy(np.ascontiguousarray(z, dtype=dt))
+    pred = np.empty((len(temps), z.shape[0]), dtype=np.intp)
+    qs = []
+    for i, t in enumerate(temps):
+        with torch.no_grad():
+            x = zt / float(t)
+            pred[i] = torch.argmax(x, dim=1).numpy()          # the argmax their guard uses: of x, every row
+            q = torch.softmax(x, dim=-1)
+            if clamp is not None:
+                q = torch.clamp(q, min=clamp, max=1 - clamp)     # float32: 1 - 1e-12 rounds to 1
+            qs.append(q)
+    return pred, qs
 
 
 @numpy_native

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .. import binning as _b
-from .fts import _authors_block
+from .fts import _authors_block, _authors_softmaxes
 
 __all__ = ["grid_scores", "class_sum"]
 
@@ -204,7 +204,7 @@ def _scores(logp_y, pred, conf, y, metrics, n_bins, paper_compat, dtype) -> dict
         if m == "nll":
             with np.errstate(invalid="ignore"):
                 out[m] = -logp_y.mean(axis=1)          # NaN/inf rows: not finite, never chosen
-        elif dtype == np.float64 and not paper_compat and n_bins >= 2:
+        elif not paper_compat and n_bins >= 2:             # float32 maps too: their confidences are float64 numbers
             out[m] = _binned(conf, hit, m, n_bins)
         else:
             out[m] = _binned_rows(conf, hit, m, n_bins, paper_compat, dtype)
@@ -225,8 +225,9 @@ def grid_scores(z: np.ndarray, y: np.ndarray, gammas, temps: np.ndarray, metrics
     if link != "intended":
         for a in range(0, len(temps), step):
             tb = temps[a:a + step]
+            soft = _authors_softmaxes(z, tb, np.float32, clamp)            # the same for every gamma
             for g in gammas:
-                p, bad = _authors_block(z, tb, g, np.float32, clamp, "broadcast")
+                p, bad = _authors_block(z, tb, g, np.float32, clamp, "broadcast", soft)
                 with np.errstate(divide="ignore"):
                     logp_y = np.log(p[:, rows, y].astype(np.float64))
                 got = _scores(logp_y, p.argmax(axis=2), p.max(axis=2).astype(np.float64), y, metrics, n_bins,

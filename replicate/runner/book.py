@@ -195,16 +195,28 @@ def runs_after_chapters(source: Path) -> bool:
     return bool(read_notebook(source).metadata.get("replicate", {}).get("after_chapters", False))
 
 
+#: Seconds each chapter took to execute at ``cpu`` from the committed runs with an empty cache,
+#: two at a time on the 2-core machine (``benchmarks/claims_speed.py --book``'s log): what a
+#: fresh clone, which has no executed copy to read them from, orders the chapters by. Only the
+#: order matters: the FTS chapter, which also fits every other chapter's runs, goes first, so
+#: that it never runs alone at the end.
+EXPECTED_SECONDS = {"exp_fts": 120, "exp_leaderboard": 48, "exp_focal_loss": 35, "exp_dual_focal": 35,
+                    "exp_adafocal": 33, "exp_fcl": 33, "measuring_calibration": 12, "theory_focal_loss": 12,
+                    "protocol": 11, "theory_fts": 10, "theory_adafocal": 9, "library_loop": 8,
+                    "theory_dual_focal": 7, "theory_fcl": 5, "authors_code": 4}
+
+
 def expected_seconds(source: Path, target: Path) -> float:
     """How long the chapter ``source`` is expected to take: the wall time its executed copy
-    ``target`` recorded, else a guess by kind (an experiment chapter evaluates stored runs:
-    100 s; any other chapter: 10 s)."""
+    ``target`` recorded, else :data:`EXPECTED_SECONDS`, else a guess by kind (an experiment
+    chapter evaluates stored runs: 100 s; any other chapter: 10 s)."""
     from .. import experiments
 
     try:
         return float(json.loads(Path(target).read_text())["metadata"]["replicate"]["wall_time_s"])
     except (OSError, ValueError, KeyError, TypeError):
-        return 100.0 if Path(source).stem in experiments.CHAPTERS else 10.0
+        stem = Path(source).stem
+        return EXPECTED_SECONDS.get(stem, 100.0 if stem in experiments.CHAPTERS else 10.0)
 
 
 def _execute_one(args) -> str:

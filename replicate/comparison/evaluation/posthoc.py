@@ -82,37 +82,31 @@ def _fts_fits(zv, yv, select, temps, gammas, link, clamp, n_bins, paper_compat, 
     """FTS fits for ``select`` (log-loss and equal-mass ECE are always scored, so that one grid
     pass serves the tables, Fig. 8 and the link comparison); cached per run ``key`` for the
     session and on disk (:func:`_stored`), so that every chapter showing the same run's FTS
-    column fits it once."""
+    column fits it once, even when two chapters executed side by side ask at the same time."""
     sig = (key, temps.tobytes(), tuple(gammas) if gammas is not None else None, link, clamp, n_bins, paper_compat)
-    cached = (_SEARCHES.get(sig) or _stored(sig) or {}) if key is not None else {}
+    cached = _SEARCHES.get(sig, {}) if key is not None else {}
     if not set(select) <= set(cached):
         wanted = tuple(dict.fromkeys(("nll", "adaece", *cached, *select)))
-        cached = posthoc.fit_focal_temperatures(zv, yv, gammas, temps, wanted, n_bins, paper_compat, link, clamp,
-                                                warn=False)
-        if key is not None:
-            _stored(sig, cached)
+
+        def fit():
+            return posthoc.fit_focal_temperatures(zv, yv, gammas, temps, wanted, n_bins, paper_compat, link, clamp,
+                                                  warn=False)
+        cached = _stored(sig, fit) if key is not None else fit()
+        if not set(select) <= set(cached):       # kept with fewer scores than asked: all of them, here
+            cached = fit()
     if key is not None:
         _SEARCHES[sig] = cached
     return cached
 
 
-def _stored(sig, fits=None):
+def _stored(sig, fit):
     """The FTS fits of ``sig`` kept on disk (:mod:`replicate.claims.cache`, keyed by the run,
-    the search and the package's code), or None; with ``fits``, keep them."""
-    import pickle
-
+    the search and the package's code): read back, or ``fit()`` computed by one process under
+    a lock while any other that asks waits for it (:func:`replicate.claims.cache.shared`)."""
     from ...claims import cache
 
-    if not cache.enabled():
-        return None
     path = cache.folder() / f"fits-{cache.code_version()}" / f"{cache.name('fts', sig)}.pkl"
-    if fits is None:
-        try:
-            with open(path, "rb") as fh:
-                return pickle.load(fh)
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
-            return None
-    return cache.kept(path, lambda: fits)
+    return cache.shared(path, fit)
 
 
 def posthoc_logits(val_logits, val_labels, test_logits, test_labels, posthoc_settings=POSTHOC,
