@@ -133,9 +133,11 @@ def _top_of_map(parts, gamma: float, buf: np.ndarray, tmp: np.ndarray, top_at: n
     mx = _at(buf, top_at).reshape(shape)
     below = tmp.reshape(-1).view(bool)[: buf.size]
     np.less(buf, mx[None], out=below.reshape(buf.shape))
-    below[top_at] = True
     pred = np.broadcast_to(top, shape)                                     # the top logit's class ...
-    if not below.all():                                                    # ... unless a row has a tie or NaN
+    # ... unless a row has a tie or NaN: every top entry is False (x < x, NaN < NaN), so all
+    # others are below their top exactly when the count of True is the number of others
+    if np.count_nonzero(below) != buf.size - mx.size:
+        below[top_at] = True
         odd = np.unique(np.flatnonzero(~below) % mx.size)                  # those rows: argmax decides
         sub = buf.reshape(len(buf), -1)[:, odd]
         first = sub.argmax(axis=0)                                         # the first maximum (or NaN)
