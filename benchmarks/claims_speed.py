@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/claims_speed.py            # replicate claims, cold then warm
     .venv/bin/python benchmarks/claims_speed.py --repeat 3 # each three times (the median is judged)
     .venv/bin/python benchmarks/claims_speed.py --book     # and the book from the committed runs
+    .venv/bin/python benchmarks/claims_speed.py --smoke    # the code paths only (smoke profile; no book)
 
 Each chapter computes its evidence once, as the sections of its report, kept on disk under
 ``<cache>/reports/`` (``replicate.comparison.report``). This script runs the commands as a
@@ -39,15 +40,40 @@ def _run(cmd: list[str], env: dict, out: Path | None = None) -> float:
     return time.perf_counter() - t0
 
 
+def reference_seconds(n: int = 5000) -> float:
+    """Seconds of a fixed workload (the FTS grid of 5,000 seeded logits, 10 classes: 100 T x 9
+    gamma_ev, the best of three) on this machine now: the same machine ran the same code 15 %
+    faster or slower from one hour to the next, so each timing is printed beside it."""
+    import numpy as np
+
+    from replicate.posthoc import FTS_GAMMAS, TS_GRID
+    from replicate.posthoc.fts_grid import grid_scores
+
+    rng = np.random.default_rng(0)
+    z, y = rng.normal(size=(n, 10)) * 3, rng.integers(0, 10, n)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        grid_scores(z, y, list(FTS_GAMMAS), TS_GRID, ("ece",))
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--book", action="store_true", help="also time `replicate book` (cold cache; several minutes)")
     ap.add_argument("--profile", default="cpu", help="profile of the claims and the book (default cpu)")
     ap.add_argument("--repeat", type=int, default=1, help="cold and warm runs of the claims each (default 1)")
+    ap.add_argument("--smoke", action="store_true", help="the code paths only: the smoke profile, a tiny "
+                    "reference workload, no book (the timings then mean nothing)")
     args = ap.parse_args()
     if args.repeat < 1:
         ap.error(f"--repeat must be a whole number >= 1; got {args.repeat}")
+    if args.smoke:
+        args.profile, args.book = "smoke", False
+    ref_n = 200 if args.smoke else 5000
     py = sys.executable
+    ref_before = reference_seconds(ref_n)
     times: dict = {"claims cold": [], "claims warm": []}
     same = True
     for _ in range(args.repeat):
@@ -67,6 +93,8 @@ def main() -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"profile {args.profile}, {cores} cores, load average {os.getloadavg()[0]:.1f} at the end; "
           f"{n} claims; cold and warm ledgers identical: {same}")
+    print(f"reference workload (reference_seconds: lower is a faster machine): {ref_before:.3f} s before, "
+          f"{reference_seconds(ref_n):.3f} s after")
     print(f"{'what':<12} {'seconds':>9} {'target':>8} {'ratio':>7}  each run (s)")
     for name, secs in times.items():
         sec = statistics.median(secs)
