@@ -16,7 +16,7 @@ import replicate as rp
 from replicate import comparison as cmp
 from replicate.comparison import layouts as lay
 from replicate.claims.claim import claims_log
-from replicate.claims.evidence import Cell, Exact, Named
+from replicate.claims.evidence import Cell, Exact
 from replicate.experiments.dual_focal import claims as cl
 from replicate.experiments.dual_focal import figures as ev
 from replicate.experiments.dual_focal import plan as exp

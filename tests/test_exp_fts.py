@@ -5,8 +5,6 @@ generated runs (the vectorised T-by-ECE resamples equal the plain loop), the cha
 and the link comparison on generated logits, and the committed cpu runs against their records."""
 from __future__ import annotations
 
-import hashlib
-import math
 
 import numpy as np
 import pandas as pd

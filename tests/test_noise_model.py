@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from replicate import metrics, posthoc
-from replicate.claims.claim import Claim, Over, claims_log
+from replicate.claims.claim import Claim, claims_log
 from replicate.claims.evidence import Cell, Names
 from replicate.claims.tests import Difference, Lowest, near_one
 from replicate.comparison.noise import RowRuns, RunsEvidence, rank_intervals, resampling, scores, temperatures

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import replicate as rp
 from replicate import paper_tables as pt
 from needs import paper_text
 from replicate.paper_tables import labels

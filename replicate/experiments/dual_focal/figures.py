@@ -23,6 +23,7 @@ reliability diagram's numbers on every resample of the test examples (a row of w
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -33,6 +34,9 @@ from ...claims.evidence import Draws
 from ...comparison.noise import resampling
 from . import claims as cl
 from . import plan as dfl
+
+if TYPE_CHECKING:
+    from ... import comparison as cmp
 
 
 #: Fig. 4a's smoothing factor ("Exponential Moving Average with smoothing factor equals to 0.5").
@@ -389,7 +393,6 @@ def figure3(intervals: pd.DataFrame, labels: Mapping[str, str], level: float = 0
             caption_text: str | None = None):
     """Fig. 3: one bar plot per metric of :func:`interval_frame` (means over seeds, error bars
     the noise model's interval at ``level``); ``labels`` maps method keys to bar labels, in order."""
-    import matplotlib.pyplot as plt
 
     names = {"ece": "ECE (%)", "adaece": "AdaECE (%)", "classwise_ece": "classwise ECE (%)"}
     mets = list(dict.fromkeys(intervals.metric))
@@ -414,7 +417,6 @@ def figure3(intervals: pd.DataFrame, labels: Mapping[str, str], level: float = 0
 def figure4(curves: pd.DataFrame, max_logits: pd.DataFrame, dual: pd.DataFrame, caption_text: str | None = None):
     """Fig. 4: (a) smoothed test ECE over the epochs with the learning-rate drops marked,
     (b) histograms of the maximum logit, (c) boxplots of ``q_j`` without outliers."""
-    import matplotlib.pyplot as plt
 
     from ...plots import page_figure, place_legend
 

@@ -40,7 +40,7 @@ from ...claims.claim import claims_log
 from ...claims.evidence import Cell, Draws, Missing
 from ...comparison import chapter, layouts
 from ...comparison import report as rpt
-from ...comparison.noise import RowRuns, RunsEvidence, resampling
+from ...comparison.noise import RowRuns, RunsEvidence
 from . import claims as cl
 from . import figures as fig
 from . import plan as dfl

@@ -35,9 +35,8 @@ from __future__ import annotations
 
 from ...claims import wording
 from ...claims.claim import Claim, Over
-from ...claims.decide import not_tested
 from ...claims.evidence import Cell, Named
-from ...claims.tests import (AllOf, OnRows, Count, Difference, Given, Highest, Lowest, Not, Readings, Statistic, Test, Value,
+from ...claims.tests import (AllOf, OnRows, Count, Difference, Given, Highest, Lowest, Not, Readings, Statistic, Value,
                              near_one)
 from . import plan as fcl
 

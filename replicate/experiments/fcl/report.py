@@ -37,11 +37,11 @@ import pandas as pd
 from ... import comparison as cmp
 from ...claims import ClaimLog
 from ...claims.claim import claims_log
-from ...claims.evidence import Cell, Draws, Evidence, Missing, Named, Row
+from ...claims.evidence import Draws, Evidence, Missing, Named, Row
 from ...comparison import chapter
 from ...comparison import report as rpt
 from ...comparison.layouts import paper_long, paper_rows
-from ...comparison.noise import N_BOOT, N_BOOT_SLOW, RowRuns, RunsEvidence, resampling, scores
+from ...comparison.noise import N_BOOT, RowRuns, RunsEvidence, resampling, scores
 from ...comparison.noise.runs import noise_text
 from . import claims as C
 from .figures import FIG3_WINDOWS, FIG8_WINDOW, convergence_epochs, normalised_loss, paper_window, window_stats

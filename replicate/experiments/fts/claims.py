@@ -39,7 +39,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...claims import wording
-from ...claims.claim import Claim, Over
+from ...claims.claim import Claim
 from ...claims.decide import OP_WORDS, not_tested
 from ...claims.evidence import Cell, Named
 from ...claims.tests import AllOf, Count, Difference, Readings, Statistic, Test, Value, near_one

@@ -15,7 +15,7 @@ import matplotlib.ticker
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ...plots import PAGE_WIDTH, legend_clear_of_data, page_figure
+from ...plots import PAGE_WIDTH, legend_clear_of_data
 from ...plots.lint import keep_limits
 from ..focal_loss.gradient import gradient_factor_dgamma, gradient_threshold
 from .claims import RULES

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import itertools
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ...plots import PAGE_WIDTH, legend_below, page_figure
+from ...plots import legend_below, page_figure
 from .loss import fcl_risk_minimizer
 
 __all__ = ["binary_minimizer_curves", "binary_minimizer_figure"]

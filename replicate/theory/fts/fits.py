@@ -18,9 +18,14 @@ is checked too (:func:`printed_numbers`).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ...claims import check, readings, untested
+
+if TYPE_CHECKING:
+    from ...claims.vocabulary import Outcome
 from .bounds import closest_temperature, linear_fit, logit_grid, temperature_fits
 
 __all__ = ["XATOL", "fit_with_error", "closest_with_error", "printed_numbers"]
