@@ -104,8 +104,12 @@ def test_the_block_sizes_change_no_score(monkeypatch, chunk, scored):
     time or all at once (and partial last blocks): the same bits."""
     rng = np.random.default_rng(6)
     z = (rng.normal(size=(257, 7)) * 4).astype(np.float16).astype(np.float64)
+    tied = np.full((21, 7), -1e4)                          # 1, 3 or 7 classes tied: confidence 1/1, 1/3, 1/7
+    for i, k in enumerate((1, 3, 7)):                      # at T = 1 (1/3 = 5/15 sits on a bin edge)
+        tied[7 * i:7 * (i + 1), :k] = 0.0
+    z = np.concatenate([z, tied])
     y = rng.integers(0, 7, size=len(z))
-    temps = TS_GRID[::9]
+    temps = np.union1d(TS_GRID[::9], [1.0])
     want = reference_grid_scores(z, y, GAMMAS, temps, ("nll", "adaece", "ece"), step=len(temps))
     monkeypatch.setattr(fts_grid, "_CHUNK", chunk)
     monkeypatch.setattr(fts_grid, "_SCORED", scored)
@@ -122,6 +126,8 @@ def test_the_authors_link_scores_equal_one_pair_at_a_time_bit_for_bit(clamp):
     rng = np.random.default_rng(9)
     z = rng.normal(size=(400, 10)) * 30                  # large logits: the guard fires at small T
     z[:40, 1] = z[:40, 0]                                # and ties
+    z[40:55] = -1e4
+    z[40:45, :3] = z[45:50, :5] = z[50:55, :1] = 0.0     # 3, 5 or 1 classes tied: confidences on bin edges
     y = rng.integers(0, 10, size=len(z))
     temps = np.array([0.05, 0.1, 0.5, 1.0, 2.5])
     got = fts_grid.grid_scores(z, y, list(FTS_GAMMAS), temps, ("nll", "adaece", "ece"), link="authors",
