@@ -104,8 +104,12 @@ def test_claims_built_in_worker_processes_equal_those_built_in_this_one(tmp_path
     monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
     srcs = [s for s in cl.SOURCES if s.chapter in ("theory_adafocal", "theory_fcl")]
     seen = []
-    one = cl.registry.build_frames(srcs, "smoke", workers=1)
-    two = cl.registry.build_frames(srcs, "smoke", workers=2, done=lambda s, n, sec: seen.append((s, n)))
+    one = cl.registry.build_frames(srcs, "smoke", workers=1, first=lambda: seen.append("first"))
+    assert seen == ["first"]
+    two = cl.registry.build_frames(srcs, "smoke", workers=2, done=lambda s, n, sec: seen.append((s, n)),
+                                   first=lambda: seen.append("first again"))
+    assert seen[:2] == ["first", "first again"]           # before any source was built
+    seen = seen[2:]
     assert sorted(seen, key=lambda sn: srcs.index(sn[0])) == [(s, len(f)) for s, f in zip(srcs, one)]
     for a, b in zip(one, two):
         pd.testing.assert_frame_equal(a, b)

@@ -123,13 +123,21 @@ def expected_seconds(source: Source) -> float:
     return EXPECTED_SECONDS.get(source.chapter, 20 if source.kind == "experiment" else 3)
 
 
-def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, done=None) -> list:
+def _warm(modules: list[str]) -> None:
+    """Import the builder ``modules`` in a worker process (what :func:`build_frames` has its
+    workers do while the caller's ``first`` runs)."""
+    for m in modules:
+        importlib.import_module(m)
+
+
+def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, done=None, first=None) -> list:
     """The claims frame of each source of ``srcs``, in their order. With ``workers`` > 1 the
     builder modules run in that many processes (spawned, so no thread state is inherited);
     sources of one module share a process, as they share its in-process caches (the
     leaderboard evaluates its runs once for its five sources), the longest first
     (:func:`expected_seconds`). ``done(source, n_claims, seconds)`` is called as each source
-    finishes."""
+    finishes. ``first()`` (e.g. the command's check of the run store) runs in this process
+    before any source is built, while the worker processes start and import the builders."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
     workers = positive_int("workers", workers)
@@ -145,6 +153,8 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
                 done(srcs[i], len(frame), seconds)
 
     if workers == 1 or len(groups) == 1:
+        if first is not None:
+            first()
         for idx in groups.values():
             record(idx, _build_group([srcs[i] for i in idx], profile))
         return frames
@@ -158,9 +168,16 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
     for k in threads:
         os.environ.setdefault(k, "1")        # the workers inherit it: one compute thread each, no fight for cores
     try:
-        with ProcessPoolExecutor(min(workers, len(groups)), mp_context=multiprocessing.get_context("spawn")) as pool:
+        n_proc = min(workers, len(groups))
+        with ProcessPoolExecutor(n_proc, mp_context=multiprocessing.get_context("spawn")) as pool:
             # the longest first (a free worker takes the next): the workers finish together
             order = sorted(groups.values(), key=lambda idx: -expected_seconds(srcs[idx[0]]))
+            if first is not None:           # the workers start and import while this process runs first()
+                modules = [srcs[idx[0]].builder.partition(":")[0] for idx in order]
+                warming = [pool.submit(_warm, modules[k::n_proc]) for k in range(n_proc)]
+                first()
+                for fut in warming:
+                    fut.result()
             futures = {pool.submit(_build_group, [srcs[i] for i in idx], profile): idx for idx in order}
             for fut in as_completed(futures):
                 record(futures[fut], fut.result())

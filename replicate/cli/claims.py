@@ -35,12 +35,17 @@ def _cmd_claims(args) -> int:
         raise ValueError(f"--profile must be one of {', '.join(claims.registry.PROFILES)}; got {args.profile!r}")
     beside = claims.registry.check_beside([b for b in (args.beside or "").split(",") if b], args.profile)
     workers = claims.registry.default_workers() if args.workers is None else args.workers
-    from ..runs import check_store
     from .runs import report_damaged
 
-    damaged = check_store("all")                          # every damaged run file, before the builders read them
+    damaged: list = []
+
+    def check() -> None:                                  # every damaged run file, before the builders read them
+        from ..runs import check_store                    # (imports torch: while the workers start)
+
+        damaged.extend(check_store("all"))
+
     with tqdm(total=len(srcs), desc="claims", unit="source", file=sys.stderr, disable=args.quiet) as bar:
-        frames = claims.registry.build_frames(srcs, args.profile, workers, done=lambda *_: bar.update())
+        frames = claims.registry.build_frames(srcs, args.profile, workers, done=lambda *_: bar.update(), first=check)
     frames = claims.registry.add_beside(srcs, frames, beside, workers)
     import pandas as pd
 
