@@ -44,12 +44,19 @@ def replicated(s: scores.Scored, metric: str, w: np.ndarray, ood_set: str = "") 
     if made is None:
         return scores.replicated(s, metric, w, ood_set)
     sig = (fingerprint(s, metric, ood_set), scores.check_metric(metric), ood_set, made)
+    return _once("draws", sig, lambda: scores.replicated(s, metric, w, ood_set)).copy()
+
+
+def _once(kind: str, sig: tuple, build):
+    """``build()`` kept in this process and on disk under ``draws-<code version>/`` by ``kind``
+    and ``sig`` (:func:`replicate.claims.cache.shared`: computed by one process, read by the
+    others): what every function of this module keeps."""
     if sig not in _MEMO:
         from ...claims import cache
 
-        path = cache.folder() / f"draws-{cache.code_version()}" / f"{cache.name('draws', sig)}.pkl"
-        _MEMO[sig] = cache.shared(path, lambda: scores.replicated(s, metric, w, ood_set))
-    return _MEMO[sig].copy()
+        path = cache.folder() / f"draws-{cache.code_version()}" / f"{cache.name(kind, sig)}.pkl"
+        _MEMO[sig] = cache.shared(path, build)
+    return _MEMO[sig]
 
 
 def _digest(*arrays) -> str:
@@ -76,12 +83,7 @@ def temperature(val_logits, val_labels, selector: str = "ece", grid=None, n_bins
     if y.dtype.kind not in "iu":
         return fit()                                      # the fit says what is wrong with them
     sig = ("temperature", _digest(z, y.astype(np.int64), grid), selector, int(n_bins))   # what the fit reads
-    if sig not in _MEMO:
-        from ...claims import cache
-
-        path = cache.folder() / f"draws-{cache.code_version()}" / f"{cache.name('temperature', sig)}.pkl"
-        _MEMO[sig] = cache.shared(path, fit)
-    return _MEMO[sig]
+    return _once("temperature", sig, fit)
 
 
 def focal_temperature(val_logits, val_labels, selector: str = "ece", grid=None) -> tuple[float, float]:
@@ -99,9 +101,4 @@ def focal_temperature(val_logits, val_labels, selector: str = "ece", grid=None) 
     if y.dtype.kind not in "iu":
         return fit()                                      # the fit says what is wrong with them
     sig = ("focal_temperature", _digest(z, y.astype(np.int64), grid), selector)
-    if sig not in _MEMO:
-        from ...claims import cache
-
-        path = cache.folder() / f"draws-{cache.code_version()}" / f"{cache.name('focal_temperature', sig)}.pkl"
-        _MEMO[sig] = cache.shared(path, fit)
-    return _MEMO[sig]
+    return _once("focal_temperature", sig, fit)
