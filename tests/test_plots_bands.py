@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replicate.plots.bands import sd_band, sd_errors
+from replicate.plots.bands import cut_text, sd_band, sd_errors
 
 
 def test_the_band_is_mean_plus_minus_sd_where_it_fits_and_cut_where_it_does_not():
@@ -42,3 +42,10 @@ def test_figure8s_bars_stay_above_zero_and_the_caption_says_so():
     lows = [seg[0][1] for coll in fig.axes[0].collections for seg in coll.get_segments()]
     assert lows and min(lows) == 0.0
     assert "cut at 0" in " ".join(t.get_text() for t in fig.texts)
+
+
+def test_the_caption_says_where_the_band_was_cut():
+    from replicate.comparison.stats import metric_range
+
+    assert cut_text(*metric_range("ece")) == "cut at 0 and 100" and cut_text(*metric_range("T")) == "cut at 0"
+    assert cut_text(-float("inf"), float("inf")) == "not cut"

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-__all__ = ["sd_band", "sd_errors"]
+__all__ = ["sd_band", "sd_errors", "cut_text"]
 
 
 def sd_band(mean, sd, lo: float = 0.0, hi: float = math.inf) -> tuple[np.ndarray, np.ndarray]:
@@ -41,3 +41,13 @@ def sd_errors(mean, sd, lo: float = 0.0, hi: float = math.inf) -> np.ndarray:
     m = np.asarray(mean, dtype=np.float64)
     lower, upper = sd_band(m, sd, lo, hi)
     return np.vstack([m - lower, upper - m])
+
+
+def cut_text(lo: float = 0.0, hi: float = math.inf) -> str:
+    """How a caption says where :func:`sd_band` cut: "cut at 0", "cut at 0 and 100".
+
+    >>> cut_text(0, 100), cut_text()
+    ('cut at 0 and 100', 'cut at 0')
+    """
+    ends = [f"{x:g}" for x in (lo, hi) if math.isfinite(x)]
+    return "cut at " + " and ".join(ends) if ends else "not cut"

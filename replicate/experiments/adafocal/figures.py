@@ -141,11 +141,13 @@ def common_binning(runs: Mapping[str, object], bins=(0, 7, 14), caption_text: st
 def over_epochs(runs: Mapping[tuple, object], columns: Mapping[str, str] | None = None,
                 caption_text: str | None = None):
     """Per-epoch metrics of ``{(label, seed): Run}`` (default: test error and ECE, %), the
-    mean over seeds as a line with a one-standard-deviation band, cut at 0 and 100 (the
-    metrics are percentages: :func:`replicate.plots.bands.sd_band`); the caption says so when
-    a band is drawn. Returns the Figure."""
+    mean over seeds as a line with a one-standard-deviation band, cut to the range the metric
+    can take (:func:`replicate.comparison.stats.metric_range`: 0-100 for the percentages;
+    :func:`replicate.plots.bands.sd_band`); the caption says so when a band is drawn. Returns
+    the Figure."""
+    from ...comparison.stats import metric_range
     from ...plots import history
-    from ...plots.bands import sd_band
+    from ...plots.bands import cut_text, sd_band
 
     if not isinstance(runs, Mapping) or not runs:
         raise ValueError("runs must be a non-empty mapping (label, seed) -> Run")
@@ -153,22 +155,24 @@ def over_epochs(runs: Mapping[tuple, object], columns: Mapping[str, str] | None 
     frames = [history({label: run}, require=tuple(columns)).assign(seed=seed) for (label, seed), run in runs.items()]
     h = pd.concat(frames, ignore_index=True)
     fig, axes = page_figure(len(columns), 2.9, max_cols=1)
-    banded = False
+    cuts = set()                                          # the ranges the drawn bands were cut to
     for ax, (col, title) in zip(axes, columns.items()):
+        bounds = metric_range(col.rsplit("/", 1)[-1])     # "test/ece" -> the ECE's range
         for label, g in h.groupby("method", sort=False):
             s = g.groupby("epoch")[col].agg(["mean", "std", "count"]) * [100, 100, 1]
             n = int(s["count"].max())
             ax.plot(s.index, s["mean"], marker="o", ms=2, label=f"{label} ({n} seed{'s' if n > 1 else ''})")
             if n > 1:
-                ax.fill_between(s.index, *sd_band(s["mean"], s["std"], 0.0, 100.0), alpha=0.2)
-                banded = True
+                ax.fill_between(s.index, *sd_band(s["mean"], s["std"], *bounds), alpha=0.2)
+                cuts.add(bounds)
         ax.set(title=title, xlabel="epoch")
     place_legend(axes[0], fontsize="x-small")
     integer_epochs(axes)
     fig.tight_layout()
     settle_legends(fig, fig.tight_layout)   # the layout may have moved data under a legend
     if caption_text:
-        band = " Bands: mean ± one sd over seeds, cut at 0 and 100." if banded else ""
+        cut = cut_text(*next(iter(cuts))) if len(cuts) == 1 else "cut to each metric's range"
+        band = f" Bands: mean ± one sd over seeds, {cut}." if cuts else ""
         add_caption(fig, caption_text + band)
     return fig
 

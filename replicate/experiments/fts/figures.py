@@ -49,19 +49,22 @@ def fig8_lines(paths: pd.DataFrame, y: str = "T") -> pd.DataFrame:
 
 def figure8(paths: pd.DataFrame, labels: dict | None = None, caption_text: str = "", y: str = "T"):
     """FTS Fig. 8: the temperature chosen by validation ECE for each gamma_ev, one line per
-    trained model (mean ± sd over seeds, the bars cut at 0: a temperature and its inverse are
-    positive, :func:`replicate.plots.bands.sd_errors`), with its least-squares line and R² in
-    the legend; the caption says so when a bar is drawn."""
+    trained model (mean ± sd over seeds, the bars cut to a temperature's range - a temperature
+    and its inverse are positive, :func:`replicate.comparison.stats.metric_range`,
+    :func:`replicate.plots.bands.sd_errors`), with its least-squares line and R² in the
+    legend; the caption says so when a bar is drawn."""
     import matplotlib.pyplot as plt
 
-    from ...plots.bands import sd_errors
+    from ...comparison.stats import metric_range
+    from ...plots.bands import cut_text, sd_errors
 
     lines = fig8_lines(paths, y)
     labels = labels or {}
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for i, (m, g) in enumerate(lines.groupby("method", sort=False)):
         color = f"C{i}"
-        ax.errorbar(g["gamma"], g["mean"], yerr=sd_errors(g["mean"], g["std"]), marker="o", ms=4, lw=0, elinewidth=1,
+        ax.errorbar(g["gamma"], g["mean"], yerr=sd_errors(g["mean"], g["std"], *metric_range("T")), marker="o", ms=4,
+                    lw=0, elinewidth=1,
                     color=color, label=f"{labels.get(m, m)} (R² {g['r2'].iloc[0]:.2f})")
         xs = np.linspace(g["gamma"].min(), g["gamma"].max(), 50)
         ax.plot(xs, g["slope"].iloc[0] * xs + g["intercept"].iloc[0], ls="--", lw=1, color=color)
@@ -70,7 +73,7 @@ def figure8(paths: pd.DataFrame, labels: dict | None = None, caption_text: str =
     ax.set_title(r"Temperature chosen by validation ECE for each $\gamma_{ev}$")
     place_legend(ax, fontsize="small", frameon=False)
     if caption_text:
-        bars = " Bars: mean ± one sd over seeds, cut at 0." if lines["std"].notna().any() else ""
+        bars = f" Bars: mean ± one sd over seeds, {cut_text(*metric_range('T'))}." if lines["std"].notna().any() else ""
         add_caption(fig, caption_text + bars)
     return fig
 
