@@ -97,6 +97,35 @@ def test_evaluate_summarise_and_search_cache():
         cmp.evaluate_posthoc(runs, posthoc_settings=("vector",))
 
 
+def test_runs_with_identical_validation_logits_are_fitted_once(monkeypatch):
+    """The FTS search is keyed by the validation logits and labels, not the run's key: two runs
+    whose validation sets are identical (AdaFocal's two update rules at cpu) share one search,
+    also when one hands its logits over as float32 holding the same numbers."""
+    from replicate import posthoc
+    from replicate.comparison.evaluation import posthoc as ev
+
+    calls = []
+    real = posthoc.fit_focal_temperatures
+    monkeypatch.setattr(posthoc, "fit_focal_temperatures", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(ev, "_SEARCHES", {})
+    one, other = FakeRun(11), FakeRun(11)
+    other.key = "another run, the same logits"
+    other._z = other._z.astype(np.float32).astype(np.float64)        # exactly representable below
+    one._z = other._z.copy()
+    grid = np.round(np.arange(1, 9) * 0.5, 10)
+    a = cmp.evaluate_posthoc({("x", 1): one}, grid=grid)
+    b = cmp.evaluate_posthoc({("x", 1): other}, grid=grid)
+    assert len(calls) == 1
+    pd.testing.assert_frame_equal(a, b)
+    z32 = FakeRun(11)
+    z32.key, z32._z = "float32 copy", one._z.astype(np.float32)
+    cmp.optimal_temperatures({("x", 1): z32}, "nll", grid=grid)
+    assert len(calls) == 1
+    different = FakeRun(12)
+    cmp.evaluate_posthoc({("x", 1): different}, grid=grid)
+    assert len(calls) == 2
+
+
 def test_authors_link_rows_count_the_rewritten_test_rows():
     runs = {("a", 1): FakeRun(1, scale=6.0)}
     f = cmp.evaluate_posthoc(runs, posthoc_settings=("fts",), link="authors", grid=[0.05, 0.1])

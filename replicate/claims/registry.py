@@ -161,32 +161,22 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    import os
+    from ..processes import worker_env
 
-    threads = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
-    saved = {k: os.environ.get(k) for k in threads}
-    for k in threads:
-        os.environ.setdefault(k, "1")        # the workers inherit it: one compute thread each, no fight for cores
-    try:
-        n_proc = min(workers, len(groups))
-        with ProcessPoolExecutor(n_proc, mp_context=multiprocessing.get_context("spawn")) as pool:
-            # the longest first (a free worker takes the next): the workers finish together
-            order = sorted(groups.values(), key=lambda idx: -expected_seconds(srcs[idx[0]]))
-            if first is not None:           # the workers start and import while this process runs first()
-                modules = [srcs[idx[0]].builder.partition(":")[0] for idx in order]
-                warming = [pool.submit(_warm, modules[k::n_proc]) for k in range(n_proc)]
-                first()
-                for fut in warming:
-                    fut.result()
-            futures = {pool.submit(_build_group, [srcs[i] for i in idx], profile): idx for idx in order}
-            for fut in as_completed(futures):
-                record(futures[fut], fut.result())
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    n_proc = min(workers, len(groups))
+    # the workers inherit worker_env: one compute thread each, glibc's allocator reusing memory
+    with worker_env(), ProcessPoolExecutor(n_proc, mp_context=multiprocessing.get_context("spawn")) as pool:
+        # the longest first (a free worker takes the next): the workers finish together
+        order = sorted(groups.values(), key=lambda idx: -expected_seconds(srcs[idx[0]]))
+        if first is not None:               # the workers start and import while this process runs first()
+            modules = [srcs[idx[0]].builder.partition(":")[0] for idx in order]
+            warming = [pool.submit(_warm, modules[k::n_proc]) for k in range(n_proc)]
+            first()
+            for fut in warming:
+                fut.result()
+        futures = {pool.submit(_build_group, [srcs[i] for i in idx], profile): idx for idx in order}
+        for fut in as_completed(futures):
+            record(futures[fut], fut.result())
     return frames
 
 

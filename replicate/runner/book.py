@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from .. import config
+from ..processes import worker_env
 from .chapters import CHAPTER_DIR, default_parameters, read_notebook, toc_chapters
 from .execution import ChapterError, data_needs, execute, will_skip
 
@@ -25,9 +26,6 @@ BOOK_PROFILES = ("paper", "gpu")
 BOOK_DIR_ENV = "REPLICATE_BOOK_DIR"
 #: How many chapters ``replicate book`` executes at once (default :func:`default_workers`).
 WORKERS_ENV = "REPLICATE_BOOK_WORKERS"
-#: The thread counts of torch and the BLAS libraries, set to 1 for chapters executed side by
-#: side (unless set already): two kernels with a thread per core each would fight for the cores.
-THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def _copy_book_sources(root: Path, workdir: Path) -> None:
@@ -234,7 +232,7 @@ def _job(entry, force: bool) -> tuple:
 
 def execute_all(plan, force: bool = False, log=print, workers: int | None = None) -> None:
     """Execute every ``(chapter, profile, target)`` of ``plan``: ``workers`` at a time
-    (processes, default :func:`default_workers`; one compute thread each, :data:`THREAD_ENV`),
+    (processes, default :func:`default_workers`, in :func:`replicate.processes.worker_env`),
     the longest expected first (:func:`expected_seconds`), then, one at a time, the chapters
     that read the others' results (:func:`runs_after_chapters`). The first failure stops the
     build (the chapters already running finish first)."""
@@ -251,24 +249,14 @@ def execute_all(plan, force: bool = False, log=print, workers: int | None = None
         from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
         log(f"[replicate] executing {len(first)} chapters, {workers} at a time")
-        saved = {k: os.environ.get(k) for k in THREAD_ENV}
-        for k in THREAD_ENV:                  # one compute thread per chapter: no two kernels fight over a core
-            os.environ.setdefault(k, "1")
-        try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = [pool.submit(_execute_one, job) for job in first]
-                done, pending = wait(futures, return_when=FIRST_EXCEPTION)
-                for fut in pending:
-                    fut.cancel()
-                for fut in futures:
-                    if fut.done() and not fut.cancelled() and fut.exception() is not None:
-                        raise fut.exception()
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+        with worker_env(), ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(_execute_one, job) for job in first]
+            done, pending = wait(futures, return_when=FIRST_EXCEPTION)
+            for fut in pending:
+                fut.cancel()
+            for fut in futures:
+                if fut.done() and not fut.cancelled() and fut.exception() is not None:
+                    raise fut.exception()
     for ch_source, target, chosen, f, params in last:
         execute(ch_source, target, parameters=params, profile=chosen, force=f, log=log)
 

@@ -80,9 +80,15 @@ def _test_scores(p: np.ndarray, logp_y: np.ndarray, y: np.ndarray, names, n_bins
 
 def _fts_fits(zv, yv, select, temps, gammas, link, clamp, n_bins, paper_compat, key=None) -> dict:
     """FTS fits for ``select`` (log-loss and equal-mass ECE are always scored, so that one grid
-    pass serves the tables, Fig. 8 and the link comparison); cached per run ``key`` for the
-    session and on disk (:func:`_stored`), so that every chapter showing the same run's FTS
-    column fits it once, even when two chapters executed side by side ask at the same time."""
+    pass serves the tables, Fig. 8 and the link comparison); when the run's ``key`` is given,
+    cached by its validation logits and labels for the session and on disk (:func:`_stored`),
+    so that every chapter showing the same run's FTS column fits it once, even when two
+    chapters executed side by side ask at the same time, and runs whose validation logits are
+    identical (AdaFocal's two update rules at cpu, issue #30 item 4) are fitted once."""
+    if key is not None:
+        from ..noise.store import digest
+
+        key = digest(np.asarray(zv, dtype=np.float64), np.asarray(yv, dtype=np.int64))   # as the fit reads them
     sig = (key, temps.tobytes(), tuple(gammas) if gammas is not None else None, link, clamp, n_bins, paper_compat)
     cached = _SEARCHES.get(sig, {}) if key is not None else {}
     if not set(select) <= set(cached):

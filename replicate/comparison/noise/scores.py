@@ -146,10 +146,12 @@ def _auroc(w: np.ndarray, order, lo, hi) -> np.ndarray:
     """Weighted Mann-Whitney AUROC, P(H_out > H_in) + P(H_out = H_in) / 2, per resample:
     an in-example and an out-example count with the product of their weights."""
     out = np.empty(w.shape[0])
+    cum = np.zeros((min(100, w.shape[0]), w.shape[1] + 1))      # column 0: nothing below the lowest score
     for a in range(0, w.shape[0], 100):
         blk = np.asarray(w[a:a + 100], dtype=np.float64)
-        cum = np.concatenate([np.zeros((blk.shape[0], 1)), np.cumsum(blk[:, order], axis=1)], axis=1)
-        below, upto = cum[:, lo], cum[:, hi]
+        c = cum[:blk.shape[0]]
+        np.cumsum(blk[:, order], axis=1, out=c[:, 1:])
+        below, upto = c[:, lo], c[:, hi]
         out[a:a + 100] = (blk * (below + 0.5 * (upto - below))).sum(axis=1) / (blk.sum(axis=1) ** 2)
     return out
 
@@ -271,9 +273,11 @@ def _smece(s: Scored, w: np.ndarray) -> np.ndarray:
         for m in set(ms.tolist()):
             k = np.flatnonzero(ms == m)
             g = np.linspace(0, 1, m)
-            ker = np.exp(-(g[None] - 0.5) ** 2 / (2 * sig[k, None] ** 2)) / (np.sqrt(2 * np.pi) * sig[k, None])
+            # one kernel per bandwidth: the bisection's first steps try one or a few for all rows
+            u, inv = np.unique(sig[k], return_inverse=True)
+            ker = np.exp(-(g[None] - 0.5) ** 2 / (2 * u[:, None] ** 2)) / (np.sqrt(2 * np.pi) * u[:, None])
             size, spec = spectrum(m)
-            kf = fft.rfft(ker, size, axis=1)
+            kf = fft.rfft(ker, size, axis=1)[inv]
             sm = [fft.irfft(x[rows[k]] * kf, size, axis=1)[:, m - 1 + m // 2:][:, :m] for x in spec]
             nts = np.maximum(np.round(10 / sig[k]), 200).astype(int)
             for nt in set(nts.tolist()):

@@ -32,7 +32,7 @@ def fingerprint(s: scores.Scored, metric: str, ood_set: str = "") -> str:
     key = ("fingerprint", ood_set if metric == "auroc" else "")
     if key not in s._terms:
         arrays = [s.probs, s.labels, s.logp_y] + ([s.ood[ood_set]] if metric == "auroc" and ood_set in s.ood else [])
-        s._terms[key] = _digest(*arrays)
+        s._terms[key] = digest(*arrays)
     return s._terms[key]
 
 
@@ -59,7 +59,9 @@ def _once(kind: str, sig: tuple, build):
     return _MEMO[sig]
 
 
-def _digest(*arrays) -> str:
+def digest(*arrays) -> str:
+    """SHA-256 (hex) of ``arrays``: each one's dtype, shape and bytes in order, so that two
+    arrays with the same bytes but another dtype or shape differ."""
     h = hashlib.sha256()
     for a in arrays:
         a = np.ascontiguousarray(a)
@@ -82,7 +84,7 @@ def temperature(val_logits, val_labels, selector: str = "ece", grid=None, n_bins
     z, y = np.asarray(val_logits, dtype=np.float64), np.asarray(val_labels)
     if y.dtype.kind not in "iu":
         return fit()                                      # the fit says what is wrong with them
-    sig = ("temperature", _digest(z, y.astype(np.int64), grid), selector, int(n_bins))   # what the fit reads
+    sig = ("temperature", digest(z, y.astype(np.int64), grid), selector, int(n_bins))   # what the fit reads
     return _once("temperature", sig, fit)
 
 
@@ -100,5 +102,5 @@ def focal_temperature(val_logits, val_labels, selector: str = "ece", grid=None) 
     z, y = np.asarray(val_logits, dtype=np.float64), np.asarray(val_labels)
     if y.dtype.kind not in "iu":
         return fit()                                      # the fit says what is wrong with them
-    sig = ("focal_temperature", _digest(z, y.astype(np.int64), grid), selector)
+    sig = ("focal_temperature", digest(z, y.astype(np.int64), grid), selector)
     return _once("focal_temperature", sig, fit)
