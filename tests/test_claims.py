@@ -117,6 +117,24 @@ def test_claims_built_in_worker_processes_equal_those_built_in_this_one(tmp_path
         cl.registry.build_frames(srcs, "smoke", workers=0)
 
 
+def test_a_failing_source_stops_the_build_and_its_workers(tmp_path, monkeypatch):
+    """A builder that fails in a worker fails the build with its own error, and no worker
+    process is left running after it (nor after a build that succeeds)."""
+    import multiprocessing
+
+    monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
+    good = [s for s in cl.SOURCES if s.chapter == "theory_adafocal"]
+    bad = cl.registry.Source("mukhoti2020", "theory", "theory_nowhere", "replicate.claims.registry:no_such_builder")
+    with pytest.raises(AttributeError, match="no_such_builder"):
+        cl.registry.build_frames([*good, bad], "smoke", workers=2)
+    assert multiprocessing.active_children() == []
+    two = [s for s in cl.SOURCES if s.chapter in ("theory_adafocal", "theory_fcl")]
+    assert [len(f) for f in cl.registry.build_frames(two, "smoke", workers=2)] == [
+        len(f) for f in cl.registry.build_frames(two, "smoke", workers=1)]
+    assert multiprocessing.active_children() == []
+
+
 @pytest.mark.parametrize("source", cl.SOURCES, ids=lambda s: f"{s.paper}-{s.kind}-{s.chapter}")
 def test_every_registered_source_runs_at_smoke_with_vocabulary_verdicts_and_real_sections(source, tmp_path,
                                                                                           monkeypatch):

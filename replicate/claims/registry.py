@@ -92,6 +92,12 @@ def build(source: Source, profile: str = "cpu") -> ClaimLog:
     return log
 
 
+def _build_indexed(job: tuple) -> tuple:
+    """``(indices, results)`` of :func:`_build_group` for a job ``(indices, group, profile)``."""
+    idx, group, profile = job
+    return idx, _build_group(group, profile)
+
+
 def _build_group(group: list[Source], profile: str) -> list[tuple]:
     """``(frame, seconds)`` of each source of ``group``, built one after the other in this
     process (a worker of :func:`build_frames`)."""
@@ -159,24 +165,29 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
             record(idx, _build_group([srcs[i] for i in idx], profile))
         return frames
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from ..processes import worker_env
 
     n_proc = min(workers, len(groups))
-    # the workers inherit worker_env: one compute thread each, glibc's allocator reusing memory
-    with worker_env(), ProcessPoolExecutor(n_proc, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with worker_env():                      # inherited: one compute thread each, glibc's allocator reusing memory
+        pool = multiprocessing.get_context("spawn").Pool(n_proc)
+    try:
         # the longest first (a free worker takes the next): the workers finish together
         order = sorted(groups.values(), key=lambda idx: -expected_seconds(srcs[idx[0]]))
         if first is not None:               # the workers start and import while this process runs first()
             modules = [srcs[idx[0]].builder.partition(":")[0] for idx in order]
-            warming = [pool.submit(_warm, modules[k::n_proc]) for k in range(n_proc)]
+            warming = [pool.apply_async(_warm, (modules[k::n_proc],)) for k in range(n_proc)]
             first()
-            for fut in warming:
-                fut.result()
-        futures = {pool.submit(_build_group, [srcs[i] for i in idx], profile): idx for idx in order}
-        for fut in as_completed(futures):
-            record(futures[fut], fut.result())
+            for w in warming:
+                w.get()
+        jobs = [(idx, [srcs[i] for i in idx], profile) for idx in order]
+        for idx, results in pool.imap_unordered(_build_indexed, jobs):
+            record(idx, results)
+    finally:
+        # every result is in (or one failed): the workers hold nothing more, so they are stopped
+        # instead of left to tear down torch and their caches (a second of a cold ledger)
+        pool.terminate()
+        pool.join()
     return frames
 
 
