@@ -231,3 +231,45 @@ def test_a_weight_matrix_is_recognised_after_more_were_made_than_the_cache_holds
     assert resampling._key(w) == (300, 10, 0, "test")
     assert resampling._key(others[-1]) == (339, 10, 0, "test")
     assert resampling._key(w[:5]) is None and resampling._key(w.copy()) is None
+
+
+@pytest.mark.parametrize("n, k, per_row", [(3000, 30, 2), (1200, 60, 6), (500, 15, 1)])
+def test_compiled_sparse_product_gives_scipys_sums_bit_for_bit(monkeypatch, n, k, per_row):
+    """The compiled product of a whole weight matrix (its multiplicities as bytes) with sparse
+    per-example terms against scipy's product of the float64 matrix: equal to the last bit,
+    with negative, tiny and large terms, examples with no term and columns with none."""
+    pytest.importorskip("numba")
+    from scipy import sparse
+
+    rng = np.random.default_rng(n)
+    w = resampling.weights(n, 300, seed=5, stream=f"compiled-{n}")
+    rows = np.repeat(np.arange(n), per_row)
+    cols = rng.integers(0, k - 1, rows.size)                     # the last column stays empty
+    vals = rng.normal(size=rows.size) * np.exp(rng.uniform(-30, 30, rows.size))
+    vals[rng.random(rows.size) < 0.1] = 0.0
+    keep = rng.random(rows.size) < 0.9                           # some examples have no term
+    terms = sparse.csr_matrix((vals[keep], (rows[keep], cols[keep])), shape=(n, k))
+    assert resampling._compiled() is not None and resampling._counts(n, 300, 5, f"compiled-{n}") is not None
+    got = resampling.matmul(w, terms)
+    monkeypatch.setattr(resampling, "_compiled", lambda: None)   # scipy's product of the float64 copy
+    want = resampling.matmul(w, terms)
+    assert got.shape == want.shape == (300, k)
+    assert np.array_equal(got, want)
+    assert np.array_equal(want, np.asarray(terms.T @ np.ascontiguousarray(w.T)).T)
+
+
+def test_counts_over_a_byte_fall_back_to_the_float64_product(monkeypatch):
+    """A resample drawing one example more than 255 times has no byte copy: the product reads
+    the float64 matrix and gives the same numbers."""
+    from scipy import sparse
+
+    big = np.zeros((2, 300))
+    big[0, 0], big[1, 1:] = 300.0, 1.0
+    monkeypatch.setattr(resampling, "weights", lambda n, n_boot, seed, stream: big)
+    resampling._counts.cache_clear()
+    try:
+        assert resampling._counts(300, 2, 0, "x") is None
+    finally:
+        resampling._counts.cache_clear()
+    terms = sparse.csr_matrix(np.arange(600.0).reshape(300, 2))
+    assert np.array_equal(resampling.matmul(big, terms), big @ terms.toarray())
