@@ -14,8 +14,20 @@ same generator: error, ECE, NLL, the length of the decision boundary (the 0.5 le
 ``p(class 1 | x)`` inside the data's box, :func:`boundary_length`; a wiggly boundary that
 bends around hard samples is longer) and the share of the box where the prediction is
 uncertain (``0.25 < p < 0.75``).
+
+:func:`stored_study` keeps a study's outputs, like a finished run of the run store: the
+book's ``cpu`` study is committed under ``<results>/toy2d/`` (:func:`replicate.config.results_dir`),
+so that neither ``make book`` nor ``replicate claims`` trains; a study asked for with other
+settings is trained once and written there (or under the local cache).
 """
 from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zipfile
+import zlib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -146,3 +158,109 @@ def study(seeds=(0, 1, 2, 3, 4), gamma: float = DEFAULTS["gamma"], lam: float = 
             grids[(name, s)] = (xs, ys, p, x, y)
             tests[(name, s)] = (pt, yt)
     return (pd.DataFrame(rows), grids, tests) if keep_test else (pd.DataFrame(rows), grids)
+
+
+# ----------------------------------------------------------------------------- kept studies
+_STUDY = study          # whose settings key a kept study
+#: The folder of kept studies inside a store (``<results>/toy2d/<key>.npz``).
+STUDY_DIR = "toy2d"
+#: Bumped when :func:`study` computes something else from the same settings.
+STUDY_VERSION = 1
+_FRAME = ("seed", "method", "error", "ece", "nll", "boundary_length", "uncertain_share")
+
+
+def study_settings(**settings) -> dict:
+    """Every setting of :func:`study` (its defaults where ``settings`` names none), as plain
+    JSON values: what a kept study is keyed by (``keep_test`` aside)."""
+    import inspect
+
+    full = {k: v.default for k, v in inspect.signature(_STUDY).parameters.items() if k != "keep_test"}
+    unknown = sorted(set(settings) - set(full))
+    if unknown:
+        raise ValueError(f"settings must be among {', '.join(full)}; got {', '.join(unknown)}")
+    full.update(settings)
+    full["seeds"] = [int(s) for s in full["seeds"]]
+    full["hidden"] = [int(h) for h in full["hidden"]]
+    return {k: (float(v) if k in ("gamma", "lam", "noise", "lr") else v) for k, v in full.items()}
+
+
+def study_key(**settings) -> str:
+    """The name of the kept study of ``settings`` (:func:`study_settings`): 16 hex digits of
+    the SHA-256 of the settings as canonical JSON and :data:`STUDY_VERSION`."""
+    blob = json.dumps({"settings": study_settings(**settings), "version": STUDY_VERSION}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def save_study(path, result: tuple, **settings) -> Path:
+    """Write a :func:`study` result made with ``keep_test`` (``(frame, grids, tests)``) to
+    ``path`` (compressed ``.npz``, written under a temporary name and renamed): the frame and
+    the test probabilities as computed, the grids' probabilities in float32 (they are drawn,
+    never scored: the frame's boundary lengths and uncertain shares were measured on the
+    float64 grids), the training points, the settings and the versions that trained it."""
+    import sklearn
+    import torch
+
+    frame, grids, tests = result
+    keys = list(grids)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {f"frame_{c}": frame[c].to_numpy() for c in _FRAME}
+    arrays["frame_method"] = frame["method"].to_numpy().astype(str)
+    arrays.update(keys=np.array([f"{m}:{s}" for m, s in keys]),
+                  grid_p=np.stack([grids[k][2] for k in keys]).astype(np.float32),
+                  train_x=np.stack([grids[k][3] for k in keys]), train_y=np.stack([grids[k][4] for k in keys]),
+                  test_p=np.stack([tests[k][0] for k in keys]), test_y=np.stack([tests[k][1] for k in keys]),
+                  settings=np.array(json.dumps(study_settings(**settings), sort_keys=True)),
+                  versions=np.array(json.dumps({"torch": torch.__version__, "scikit-learn": sklearn.__version__,
+                                                "numpy": np.__version__, "study_version": STUDY_VERSION})))
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+    os.replace(tmp, path)
+    return path
+
+
+def load_study(path, keep_test: bool = False) -> tuple:
+    """A study written by :func:`save_study`: ``(frame, grids)``, with ``keep_test`` also
+    ``tests``, as :func:`study` returns them (the grids' ``p`` in float32). An unreadable file
+    raises ``ValueError`` naming it and the fix."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            got = {k: z[k] for k in z.files}
+        settings = json.loads(str(got["settings"]))
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as err:
+        raise ValueError(f"{path}: unreadable two-moons study ({type(err).__name__}: {err}); delete the file "
+                         f"to train the study again") from None
+    frame = pd.DataFrame({c: got[f"frame_{c}"] for c in _FRAME})
+    box = BOX
+    n = settings["grid_size"]
+    xs, ys = np.linspace(box[0], box[1], n), np.linspace(box[2], box[3], n)
+    grids, tests = {}, {}
+    for i, key in enumerate(got["keys"].tolist()):
+        method, seed = key.split(":")
+        k = (method, int(seed))
+        grids[k] = (xs, ys, got["grid_p"][i], got["train_x"][i], got["train_y"][i])
+        tests[k] = (got["test_p"][i], got["test_y"][i])
+    return (frame, grids, tests) if keep_test else (frame, grids)
+
+
+def stored_study(store: str = "results", keep_test: bool = False, log=None, **settings) -> tuple:
+    """:func:`study` of ``settings``, read from ``<store>/toy2d/<key>.npz`` (:func:`study_key`;
+    ``store`` "results", the committed store, or "cache") when it is there, else trained once
+    and written there first. ``log(message)`` says which."""
+    from . import config
+
+    if store not in ("results", "cache"):
+        raise ValueError(f"store must be one of results, cache; got {store!r}")
+    key = study_key(**settings)
+    path = (config.results_dir() if store == "results" else config.cache_dir()) / STUDY_DIR / f"{key}.npz"
+    if path.exists():
+        if log:
+            log(f"two-moons study {key}: read from {path}")
+        return load_study(path, keep_test)
+    if log:
+        log(f"two-moons study {key}: training ({len(study_settings(**settings)['seeds'])} seeds x 2 losses)")
+    result = study(**settings, keep_test=True)
+    save_study(path, result, **settings)
+    return load_study(path, keep_test)

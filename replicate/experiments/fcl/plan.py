@@ -24,7 +24,8 @@ Tao et al.'s DFL and its per-epoch records):
     20 Newsgroups (the tables' text row), first seed.
 
 Fig. 7 (decision boundaries of FL and FCL on a noisy two-dimensional set) trains small
-networks in seconds outside the run store: :mod:`replicate.toy2d`.
+networks outside the run store (:mod:`replicate.toy2d`), once: its outputs are kept as a run's
+are, the ``cpu`` study committed under ``results/toy2d/`` (:func:`toy_study`).
 """
 from __future__ import annotations
 
@@ -143,9 +144,12 @@ TOY = {"smoke": {"seeds": (0,), "epochs": 100, "n_test": 1000}, "default": {"see
 
 
 def toy_study(profile: str = "cpu", keep_test: bool = False):
-    """:func:`replicate.toy2d.study` at the size of ``profile`` (:data:`TOY`)."""
+    """:func:`replicate.toy2d.study` at the size of ``profile`` (:data:`TOY`), kept as the
+    chapter's runs are (:func:`replicate.toy2d.stored_study`): in the committed store (the
+    ``cpu`` study is committed), at ``smoke`` in the local cache; trained only where none is kept."""
     from ... import toy2d
     from ...profiles import get_profile
 
     name = get_profile(profile).name
-    return toy2d.study(**TOY.get(name, TOY["default"]), keep_test=keep_test)
+    return toy2d.stored_study("cache" if name == "smoke" else "results", keep_test=keep_test,
+                              **TOY.get(name, TOY["default"]))
