@@ -119,7 +119,7 @@ def default_workers() -> int:
 #: Roughly how long each chapter's claims take to build from an empty cache (CPU seconds on
 #: the 2-core machine, ``benchmarks/claims_speed.py``): only their order matters, to start
 #: the longest first. Theory chapters take a few seconds each.
-EXPECTED_SECONDS = {"exp_fcl": 30, "exp_leaderboard": 29, "exp_fts": 25, "exp_adafocal": 9, "exp_dual_focal": 7,
+EXPECTED_SECONDS = {"exp_leaderboard": 27, "exp_fts": 23, "exp_fcl": 20, "exp_adafocal": 9, "exp_dual_focal": 7,
                     "exp_focal_loss": 3}
 
 
