@@ -135,6 +135,30 @@ def test_a_failing_source_stops_the_build_and_its_workers(tmp_path, monkeypatch)
     assert multiprocessing.active_children() == []
 
 
+def _die_in_worker(profile="smoke"):
+    """A claims builder whose process dies at once (as one killed for memory would)."""
+    import os
+
+    os._exit(3)
+
+
+def test_a_worker_that_dies_fails_the_build_instead_of_hanging(tmp_path, monkeypatch):
+    """A worker killed mid-build (its task never returns) is noticed within seconds: the
+    build raises with a one-line reason, and no worker is left behind."""
+    import multiprocessing
+    import time
+
+    monkeypatch.setenv("REPLICATE_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
+    good = [s for s in cl.SOURCES if s.chapter == "theory_adafocal"]
+    dies = cl.registry.Source("mukhoti2020", "theory", "theory_dies", f"{__name__}:_die_in_worker")
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match="a worker process building the claims died"):
+        cl.registry.build_frames([*good, dies], "smoke", workers=2)
+    assert time.monotonic() - t0 < 60
+    assert multiprocessing.active_children() == []
+
+
 @pytest.mark.parametrize("source", cl.SOURCES, ids=lambda s: f"{s.paper}-{s.kind}-{s.chapter}")
 def test_every_registered_source_runs_at_smoke_with_vocabulary_verdicts_and_real_sections(source, tmp_path,
                                                                                           monkeypatch):

@@ -169,8 +169,10 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
     from ..processes import worker_env
 
     n_proc = min(workers, len(groups))
+    before = {p.pid for p in multiprocessing.active_children()}
     with worker_env():                      # inherited: one compute thread each, glibc's allocator reusing memory
         pool = multiprocessing.get_context("spawn").Pool(n_proc)
+    started = {p.pid for p in multiprocessing.active_children()} - before
     try:
         # the longest first (a free worker takes the next): the workers finish together
         order = sorted(groups.values(), key=lambda idx: -expected_seconds(srcs[idx[0]]))
@@ -181,14 +183,32 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
             for w in warming:
                 w.get()
         jobs = [(idx, [srcs[i] for i in idx], profile) for idx in order]
-        for idx, results in pool.imap_unordered(_build_indexed, jobs):
-            record(idx, results)
+        got = pool.imap_unordered(_build_indexed, jobs)
+        for _ in jobs:
+            record(*_next_result(got, started))
     finally:
         # every result is in (or one failed): the workers hold nothing more, so they are stopped
         # instead of left to tear down torch and their caches (a second of a cold ledger)
         pool.terminate()
         pool.join()
     return frames
+
+
+def _next_result(results, workers: set, poll: float = 1.0):
+    """The next result of a pool's ``imap_unordered``. A pool replaces a worker that dies
+    (killed, out of memory) and never returns its task, so the ``workers`` started with the
+    pool (their process ids) are checked every ``poll`` seconds while waiting: one of them
+    gone raises ``RuntimeError`` instead of waiting for ever."""
+    import multiprocessing
+
+    while True:
+        try:
+            return results.next(timeout=poll)
+        except multiprocessing.TimeoutError:
+            alive = {p.pid for p in multiprocessing.active_children()}
+            if not workers <= alive:
+                raise RuntimeError("a worker process building the claims died (killed, or out of memory?) "
+                                   "before returning its chapters; run again with --workers 1 to see why") from None
 
 
 def larger_profiles(profile: str) -> tuple[str, ...]:
