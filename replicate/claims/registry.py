@@ -181,11 +181,11 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
             warming = [pool.apply_async(_warm, (modules[k::n_proc],)) for k in range(n_proc)]
             first()
             for w in warming:
-                w.get()
+                _wait(w.get, started)
         jobs = [(idx, [srcs[i] for i in idx], profile) for idx in order]
         got = pool.imap_unordered(_build_indexed, jobs)
         for _ in jobs:
-            record(*_next_result(got, started))
+            record(*_wait(got.next, started))
     finally:
         # every result is in (or one failed): the workers hold nothing more, so they are stopped
         # instead of left to tear down torch and their caches (a second of a cold ledger)
@@ -194,16 +194,17 @@ def build_frames(srcs: list[Source], profile: str = "cpu", workers: int = 1, don
     return frames
 
 
-def _next_result(results, workers: set, poll: float = 1.0):
-    """The next result of a pool's ``imap_unordered``. A pool replaces a worker that dies
+def _wait(get, workers: set, poll: float = 1.0):
+    """``get(timeout=poll)`` of a pool's result (an ``AsyncResult.get`` or an
+    ``imap_unordered`` iterator's ``next``) until it comes. A pool replaces a worker that dies
     (killed, out of memory) and never returns its task, so the ``workers`` started with the
-    pool (their process ids) are checked every ``poll`` seconds while waiting: one of them
-    gone raises ``RuntimeError`` instead of waiting for ever."""
+    pool (their process ids) are checked between tries: one of them gone raises
+    ``RuntimeError`` instead of waiting for ever."""
     import multiprocessing
 
     while True:
         try:
-            return results.next(timeout=poll)
+            return get(timeout=poll)
         except multiprocessing.TimeoutError:
             alive = {p.pid for p in multiprocessing.active_children()}
             if not workers <= alive:
