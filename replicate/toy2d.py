@@ -109,11 +109,15 @@ def probabilities(net, x) -> np.ndarray:
 def grid(net, box=BOX, n: int = 201) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(xs, ys, p)``: an ``n`` x ``n`` grid over ``box`` = (x0, x1, y0, y1) and ``p(class 1)``
     on it (``p[i, j]`` at ``(xs[j], ys[i])``)."""
-    n = positive_int("n", n)
-    xs, ys = np.linspace(box[0], box[1], n), np.linspace(box[2], box[3], n)
+    xs, ys = _axes(box, positive_int("n", n))
     gx, gy = np.meshgrid(xs, ys)
     p = probabilities(net, np.c_[gx.ravel(), gy.ravel()])[:, 1].reshape(gy.shape)
     return xs, ys, p
+
+
+def _axes(box, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``n`` grid points along each side of ``box`` = (x0, x1, y0, y1) (:func:`grid`)."""
+    return np.linspace(box[0], box[1], n), np.linspace(box[2], box[3], n)
 
 
 def boundary_length(xs, ys, p, level: float = 0.5) -> float:
@@ -233,9 +237,7 @@ def load_study(path, keep_test: bool = False) -> tuple:
         raise ValueError(f"{path}: unreadable two-moons study ({type(err).__name__}: {err}); delete the file "
                          f"to train the study again") from None
     frame = pd.DataFrame({c: got[f"frame_{c}"] for c in _FRAME})
-    box = BOX
-    n = settings["grid_size"]
-    xs, ys = np.linspace(box[0], box[1], n), np.linspace(box[2], box[3], n)
+    xs, ys = _axes(BOX, settings["grid_size"])              # the grid study() drew them on
     grids, tests = {}, {}
     for i, key in enumerate(got["keys"].tolist()):
         method, seed = key.split(":")
@@ -245,10 +247,10 @@ def load_study(path, keep_test: bool = False) -> tuple:
     return (frame, grids, tests) if keep_test else (frame, grids)
 
 
-def stored_study(store: str = "results", keep_test: bool = False, log=None, **settings) -> tuple:
+def stored_study(store: str = "results", keep_test: bool = False, **settings) -> tuple:
     """:func:`study` of ``settings``, read from ``<store>/toy2d/<key>.npz`` (:func:`study_key`;
     ``store`` "results", the committed store, or "cache") when it is there, else trained once
-    and written there first. ``log(message)`` says which."""
+    and written there first."""
     from . import config
 
     if store not in ("results", "cache"):
@@ -256,11 +258,7 @@ def stored_study(store: str = "results", keep_test: bool = False, log=None, **se
     key = study_key(**settings)
     path = (config.results_dir() if store == "results" else config.cache_dir()) / STUDY_DIR / f"{key}.npz"
     if path.exists():
-        if log:
-            log(f"two-moons study {key}: read from {path}")
         return load_study(path, keep_test)
-    if log:
-        log(f"two-moons study {key}: training ({len(study_settings(**settings)['seeds'])} seeds x 2 losses)")
     result = study(**settings, keep_test=True)
     save_study(path, result, **settings)
     return load_study(path, keep_test)
