@@ -81,11 +81,7 @@ def temperature(val_logits, val_labels, selector: str = "ece", grid=None, n_bins
     def fit():
         return float(posthoc.fit_temperature(val_logits, val_labels, method="grid", metric=selector, grid=grid,
                                              n_bins=n_bins, warn=False).params["T"])
-    z, y = np.asarray(val_logits, dtype=np.float64), np.asarray(val_labels)
-    if y.dtype.kind not in "iu":
-        return fit()                                      # the fit says what is wrong with them
-    sig = ("temperature", digest(z, y.astype(np.int64), grid), selector, int(n_bins))   # what the fit reads
-    return _once("temperature", sig, fit)
+    return _fitted_once("temperature", val_logits, val_labels, grid, fit, selector, int(n_bins))
 
 
 def focal_temperature(val_logits, val_labels, selector: str = "ece", grid=None) -> tuple[float, float]:
@@ -99,8 +95,14 @@ def focal_temperature(val_logits, val_labels, selector: str = "ece", grid=None) 
     def fit():
         f = posthoc.fit_focal_temperature(val_logits, val_labels, metric=selector, temperatures=grid, warn=False)
         return float(f.T), float(f.gamma)
+    return _fitted_once("focal_temperature", val_logits, val_labels, grid, fit, selector)
+
+
+def _fitted_once(kind: str, val_logits, val_labels, grid: np.ndarray, fit, *settings):
+    """``fit()`` of a validation set kept by :func:`_once` under ``kind``, keyed by what the
+    fit reads: the logits (as float64), the labels, the ``grid`` and the fit's ``settings``.
+    Labels that are not integers are not kept: the fit says what is wrong with them."""
     z, y = np.asarray(val_logits, dtype=np.float64), np.asarray(val_labels)
     if y.dtype.kind not in "iu":
-        return fit()                                      # the fit says what is wrong with them
-    sig = ("focal_temperature", digest(z, y.astype(np.int64), grid), selector)
-    return _once("focal_temperature", sig, fit)
+        return fit()
+    return _once(kind, (kind, digest(z, y.astype(np.int64), grid), *settings), fit)
